@@ -1,3 +1,67 @@
-"""glasstorch: a readable numpy re-implementation of PyTorch's tensor, autograd and nn internals."""
+"""glasstorch: PyTorch's tensor, autograd and nn internals, re-implemented readably on numpy.
+
+``import glasstorch as torch`` runs ordinary PyTorch code about tensors and autograd.
+Where to read what (each file names the PyTorch file it mirrors):
+
+    _tensor.py         Tensor and its attributes          (torch/_tensor.py)
+    dtypes.py          dtypes and type promotion
+    _creation.py       tensor, zeros, ones, arange, rand ...
+    ops/               every differentiable op: forward and backward side by side
+    autograd/graph.py  Node (grad_fn), AccumulateGrad, saved tensors
+    autograd/engine.py the backward engine
+    viz/               pictures of the autograd graph
+"""
+from . import dtypes
+from ._tensor import Size, Tensor, device, is_tensor
+from .dtypes import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half,
+                     int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
+from .dtypes import promote_types, result_type as _result_type
+from ._tensor_str import get_printoptions, printoptions, set_printoptions
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
+                        ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .ops import *  # noqa: F401,F403  add, mul, matmul, sum, cat, where, ...
+from .ops import abs, all, any, max, min, pow, sum  # noqa: A004 - PyTorch's names shadow builtins here
+from . import autograd
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .utils import hooks as _hooks  # noqa: F401
 
 __version__ = "0.1.0"
+
+
+def result_type(tensor1, tensor2) -> dtype:
+    """The dtype of an elementwise op on the two operands (PyTorch's promotion rules)."""
+    return _result_type(tensor1, tensor2)
+
+
+def numel(input: Tensor) -> int:
+    return input.numel()
+
+
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
+
+
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
+def broadcast_shapes(*shapes) -> Size:
+    import numpy as _np
+
+    return Size(_np.broadcast_shapes(*shapes))
+
+
+class _Cuda:
+    """``glasstorch.cuda``: there is no GPU here; code that checks first keeps working."""
+
+    @staticmethod
+    def is_available() -> bool:
+        return False
+
+    @staticmethod
+    def device_count() -> int:
+        return 0
+
+
+cuda = _Cuda()

@@ -1,0 +1,138 @@
+"""Automatic differentiation. Mirrors ``torch/autograd/__init__.py``.
+
+``backward(tensors)`` accumulates gradients into the leaves' ``.grad``; ``grad(outputs, inputs)``
+returns the gradients without touching any ``.grad``. Both hand the work to ``engine.execute``.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from . import graph
+from .engine import execute
+from .function import Function, FunctionCtx
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .graph import AccumulateGrad, Node, gradient_edge, grad_accumulator
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled", "graph", "Node"]
+
+
+def _as_tuple(value: Any) -> tuple:
+    from .._tensor import Tensor
+
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, Tensor) else tuple(value)
+
+
+def _root_grads(outputs: tuple, grad_outputs: tuple) -> list:
+    """The gradient each output starts with: given, or 1 for a one-element output."""
+    from .._creation import ones_like
+
+    if grad_outputs and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} for {len(outputs)} outputs")
+    grads = []
+    for i, output in enumerate(outputs):
+        given = grad_outputs[i] if grad_outputs else None
+        if given is None:
+            if output.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not output.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {output.dtype!r}")
+            given = ones_like(output)
+        elif given.shape != output.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape!r} and output[{i}] has a shape of {output.shape!r}."
+            )
+        grads.append(given)
+    return grads
+
+
+def _root_nodes(outputs: tuple) -> list:
+    nodes = []
+    for i, output in enumerate(outputs):
+        node = gradient_edge(output)
+        if node is None:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        nodes.append(node)
+    return nodes
+
+
+def _input_node(tensor: Any) -> Node:
+    if not tensor.requires_grad:
+        raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return tensor.grad_fn if tensor.grad_fn is not None else grad_accumulator(tensor)
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
+    outputs = _as_tuple(tensors)
+    grads = _root_grads(outputs, _as_tuple(grad_tensors if grad_tensors is not None else grad_variables))
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_nodes(outputs)
+    input_tensors = _as_tuple(inputs)
+    if not input_tensors:
+        execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph)
+        return
+    # backward(inputs=...): accumulate only into these tensors, leaves or not
+    targets = [_input_node(t) for t in input_tensors]
+    captured = execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
+                       capture=targets, accumulate=False)
+    for tensor, node in zip(input_tensors, targets):
+        if node in captured:
+            _accumulate_into(tensor, captured[node], create_graph)
+
+
+def _accumulate_into(tensor: Any, grad: Any, create_graph: bool) -> None:
+    if tensor._grad is None:
+        tensor._grad = grad if create_graph else grad.detach().clone()
+    else:
+        tensor._grad = tensor._grad + grad
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated."""
+    outputs = _as_tuple(outputs)
+    input_tensors = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    grads = _root_grads(outputs, _as_tuple(grad_outputs))
+    if retain_graph is None:
+        retain_graph = create_graph
+    roots = _root_nodes(outputs)
+    targets = [_input_node(t) for t in input_tensors]
+    captured = execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
+                       capture=targets, accumulate=False)
+    result = []
+    for tensor, node in zip(input_tensors, targets):
+        found = captured.get(node)
+        if found is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                from .._creation import zeros_like
+
+                found = zeros_like(tensor)
+        result.append(found)
+    return tuple(result)

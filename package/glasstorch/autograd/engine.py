@@ -1,0 +1,161 @@
+"""The backward engine: runs the graph's Nodes from the outputs back to the leaves.
+
+Mirrors ``torch/csrc/autograd/engine.cpp`` (``Engine::execute``), single-threaded.
+
+1. Count dependencies: walk the graph once from the roots and count, for every Node, how many
+   edges point into it. A Node may run only when all of them have delivered their gradient.
+2. Run: a Node whose count reached zero is *ready*. Take the ready Node created last (PyTorch
+   orders its ready queue by sequence number; AccumulateGrad goes first), call its hooks, then its
+   ``backward``, and add each returned gradient into the buffer of the Node it is meant for.
+3. Free: unless ``retain_graph``, each Node drops its saved tensors once it has run.
+
+Nothing here recurses, so a chain of 100,000 operations backpropagates as easily as a short one.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import TYPE_CHECKING, Sequence
+
+from .grad_mode import _GradMode
+from .graph import AccumulateGrad, Node
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+
+def execute(
+    roots: Sequence[Node],
+    root_grads: Sequence["Tensor"],
+    *,
+    retain_graph: bool,
+    create_graph: bool,
+    capture: Sequence[Node] = (),
+    accumulate: bool = True,
+) -> dict:
+    """Backpropagate ``root_grads`` from ``roots``.
+
+    ``capture``: Nodes whose incoming gradient is wanted (``autograd.grad`` and
+    ``backward(inputs=...)``); only the part of the graph that leads to them runs, and it returns
+    ``{node: gradient}``. ``accumulate=False`` leaves every ``.grad`` untouched.
+    """
+    dependencies = _count_dependencies(roots)
+    needed = _nodes_leading_to(roots, capture) if capture else None
+    capture_set = set(capture)
+    captured: dict = {}
+
+    buffers: dict = {}
+    for node, grad in zip(roots, root_grads):
+        _add_into(buffers, node, grad)
+
+    order = itertools.count()  # breaks ties between Nodes of equal priority, first come first run
+    ready: list = []
+    for node in dict.fromkeys(roots):  # each root once, in order
+        if dependencies.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(order), node))
+
+    previous_mode = _GradMode.enabled
+    _GradMode.enabled = create_graph  # backward formulas are recorded only for create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grad = buffers.pop(node, None)  # None: no gradient reached this Node
+            runs = needed is None or node in needed
+            grads = None
+            if grad is not None:
+                grads = _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph)
+            if grads is not None:
+                for next_node, next_grad in zip(node._next, grads):
+                    if next_node is not None and next_grad is not None:
+                        _add_into(buffers, next_node, next_grad)
+            for next_node in node._next:
+                if next_node is None:
+                    continue
+                remaining = dependencies[next_node] - 1
+                dependencies[next_node] = remaining
+                if remaining == 0:
+                    heapq.heappush(ready, (-next_node._sequence_nr, next(order), next_node))
+    finally:
+        _GradMode.enabled = previous_mode
+    return captured
+
+
+def _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph):
+    """Hooks, capture, then the Node's backward. Returns the gradients for its next Nodes."""
+    if node in capture_set and runs:
+        captured[node] = grad  # PyTorch captures a Node it runs anyway before its hooks
+    if node._pre_hooks:
+        for hook in tuple(node._pre_hooks.values()):
+            result = hook(grad)
+            if result is not None:
+                grad = result
+    if node._retain_grad_ref is not None:
+        _retain_grad(node, grad)
+    if node in capture_set and not runs:
+        captured[node] = grad
+    if not runs or (not accumulate and type(node) is AccumulateGrad):
+        return None
+    grads = node.backward(grad)
+    if not retain_graph:
+        node.release_variables()
+    return grads
+
+
+def _retain_grad(node: Node, grad: "Tensor") -> None:
+    # PyTorch 2.x stores the gradient after all the tensor's other hooks have run
+    tensor = node._retain_grad_ref()
+    if tensor is None or not tensor._retains_grad:
+        return
+    if tensor._grad is None:
+        tensor._grad = grad.detach().clone() if not grad.requires_grad else grad
+    else:
+        tensor._grad = tensor._grad + grad
+
+
+def _add_into(buffers: dict, node: Node, grad: "Tensor") -> None:
+    """Sum the gradients that reach ``node`` along different edges."""
+    previous = buffers.get(node)
+    buffers[node] = grad if previous is None else previous + grad
+
+
+def _count_dependencies(roots: Sequence[Node]) -> dict:
+    """For every Node reachable from the roots: how many edges point into it."""
+    dependencies: dict = {}
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for next_node in node._next:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    return dependencies
+
+
+def _nodes_leading_to(roots: Sequence[Node], targets: Sequence[Node]) -> set:
+    """The Nodes with a path to some target: the only ones worth running. A target itself runs
+    only if it leads on to another target; otherwise its gradient is just captured."""
+    # walk the graph once, remember each Node's parents, then walk back up from the targets
+    parents: dict = {}
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for next_node in node._next:
+            if next_node is None:
+                continue
+            parents.setdefault(next_node, []).append(node)
+            if next_node not in seen:
+                seen.add(next_node)
+                stack.append(next_node)
+    needed: set = set()
+    stack = [t for t in targets if t in seen or t in roots]
+    while stack:
+        for parent in parents.get(stack.pop(), ()):
+            if parent not in needed:
+                needed.add(parent)
+                stack.append(parent)
+    return needed

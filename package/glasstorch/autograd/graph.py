@@ -1,0 +1,215 @@
+"""The autograd graph: ``Node`` (a ``grad_fn``), ``AccumulateGrad`` and saved tensors.
+
+Mirrors ``torch/csrc/autograd/function.h`` (Node), ``accumulate_grad.cpp`` and
+``saved_variable.cpp``, seen from Python as in ``torch/autograd/graph.py``.
+
+Every operation on tensors that require grad records one Node. The Node's ``next_functions`` are
+the Nodes that produced its inputs (an ``AccumulateGrad`` for a leaf that requires grad, ``None``
+for an input that needs no gradient). The backward engine walks these edges from the output.
+
+Simplified: a glasstorch Node has exactly one output, so an edge is just the Node; the
+``(node, 0)`` pairs of ``next_functions`` are built only when you look at them.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+import weakref
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
+
+_sequence_numbers = itertools.count()
+
+SECOND_BACKWARD_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class SavedTensor:
+    """A tensor a Node keeps for its backward (PyTorch: ``SavedVariable``).
+
+    It remembers the tensor's version when it was saved, so an in-place change made later is
+    caught when backward unpacks it. A Node that saves its own *output* keeps only the output's
+    data, not the output tensor: the output points at the Node through ``grad_fn``, and a pointer
+    back would make a reference cycle that only Python's slow garbage collector could free.
+    """
+
+    __slots__ = ("tensor", "data", "requires_grad", "version_counter", "saved_version", "is_output")
+
+    def __init__(self, tensor: "Tensor", is_output: bool = False) -> None:
+        self.is_output = is_output
+        self.tensor = None if is_output else tensor
+        self.data = tensor._data
+        self.requires_grad = tensor.requires_grad
+        self.version_counter = tensor._version_counter
+        self.saved_version = tensor._version_counter.value
+
+    def unpack(self, node: "Node") -> "Tensor":
+        if self.data is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        if self.version_counter.value != self.saved_version:
+            raise RuntimeError(self._modified_message(node))
+        if not self.is_output:
+            return self.tensor
+        from .._tensor import _wrap_output  # late import: _tensor imports this module
+
+        return _wrap_output(self.data, node if self.requires_grad else None, self.version_counter)
+
+    def _modified_message(self, node: "Node") -> str:
+        from ..dtypes import from_numpy_dtype
+
+        shape = ", ".join(str(n) for n in self.data.shape)
+        kind = from_numpy_dtype(self.data.dtype).legacy_name
+        where = f"output 0 of {node.name()}" if self.is_output else "an input of " + node.name()
+        return (
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [glasstorch.{kind} [{shape}]], which is {where}, is at version "
+            f"{self.version_counter.value}; expected version {self.saved_version} instead. Hint: "
+            "the backtrace further above shows the operation that failed to compute its gradient."
+        )
+
+    def release(self) -> None:
+        self.tensor = self.data = None
+
+
+class Node:
+    """A backward function: the ``grad_fn`` of a tensor computed by an operation.
+
+    Subclasses are named as PyTorch names them (``MulBackward0``) and implement
+    ``backward(grad) -> tuple`` with one gradient (or None) per input edge.
+    """
+
+    __slots__ = ("_next", "_sequence_nr", "_saved", "_pre_hooks", "_retain_grad_ref", "__weakref__", "__dict__")
+
+    def __init__(self, *inputs: Any) -> None:
+        # one edge per input: the producer's Node, a leaf's AccumulateGrad, or None
+        self._next = tuple(map(gradient_edge, inputs))
+        self._sequence_nr = next(_sequence_numbers)
+        self._saved = ()
+        self._pre_hooks = None  # hooks registered on the output tensor: {id: fn}
+        self._retain_grad_ref = None  # weakref to the output tensor if it called retain_grad()
+
+    # --- what a learner inspects -----------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple:
+        return tuple((node, 0) for node in self._next)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def __getattr__(self, name: str) -> Any:
+        # PyTorch exposes what a Node saved as ``_saved_<name>``: grad_fn._saved_self
+        if name.startswith("_saved_") and name[7:] in type(self).saved_names:
+            return self._unpack_one(type(self).saved_names.index(name[7:]))
+        raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+
+    saved_names: tuple = ()
+
+    # --- saving tensors for backward -------------------------------------------------------
+    def save_for_backward(self, *values: Any, output: "Tensor | None" = None) -> None:
+        """Keep ``values`` for backward: tensors as SavedTensors, anything else as it is.
+        ``output``, when given, is saved last, without a reference back to the tensor."""
+        saved = [SavedTensor(v) if hasattr(v, "_data") else v for v in values]
+        if output is not None:
+            saved.append(SavedTensor(output, is_output=True))
+        self._saved = tuple(saved)
+
+    def _unpack_one(self, i: int) -> Any:
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        value = self._saved[i]
+        return value.unpack(self) if isinstance(value, SavedTensor) else value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v for v in self._saved)
+
+    def release_variables(self) -> None:
+        """Free what was saved: called by the engine after backward unless retain_graph=True."""
+        if self._saved:
+            for value in self._saved:
+                if isinstance(value, SavedTensor):
+                    value.release()
+            self._saved = None
+
+    # --- the backward computation ----------------------------------------------------------
+    def backward(self, grad: "Tensor") -> tuple:
+        raise NotImplementedError(f"{self.name()} does not implement backward")
+
+    def needs_input_grad(self, i: int) -> bool:
+        return self._next[i] is not None
+
+    # --- hooks ----------------------------------------------------------------------------
+    def register_prehook(self, fn: Callable) -> Any:
+        """A hook called with the gradient of this Node's output before ``backward`` runs."""
+        from ..utils.hooks import RemovableHandle
+
+        if self._pre_hooks is None:
+            self._pre_hooks = OrderedDict()  # weak-referenceable, unlike a plain dict
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+
+class AccumulateGrad(Node):
+    """The Node at a leaf that requires grad: adds the incoming gradient into ``leaf.grad``.
+
+    It points at its leaf ("variable"); the leaf points back only weakly (see ``gradient_edge``),
+    so there is no reference cycle. The engine runs it before any other ready Node.
+    """
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: "Tensor") -> None:
+        self._next = ()
+        self._sequence_nr = float("inf")  # PyTorch: UINT64_MAX, the highest priority
+        self._saved = ()
+        self._retain_grad_ref = None
+        self.variable = variable
+
+    @property
+    def _pre_hooks(self) -> dict | None:
+        # A leaf's hooks live on the leaf, which outlives this Node: the engine reads them here.
+        return self.variable._backward_hooks
+
+    def backward(self, grad: "Tensor") -> tuple:
+        variable = self.variable
+        if variable._grad is None:
+            # a copy, so that no other tensor shares memory with .grad (the engine may hand the
+            # same gradient to several leaves, and .grad is later changed in place)
+            variable._grad = grad.detach().clone() if not grad.requires_grad else grad
+        elif grad.requires_grad or variable._grad.requires_grad:
+            variable._grad = variable._grad + grad  # create_graph: keep the history
+        else:
+            variable._grad._data += grad._data.astype(variable._grad._data.dtype, copy=False)
+        return ()
+
+
+def gradient_edge(value: Any) -> Node | None:
+    """Where the gradient of ``value`` must flow: its grad_fn, its AccumulateGrad, or nowhere."""
+    grad_fn = getattr(value, "grad_fn", None)
+    if grad_fn is not None:
+        return grad_fn
+    if getattr(value, "_requires_grad", False):
+        return grad_accumulator(value)
+    return None
+
+
+def grad_accumulator(leaf: "Tensor") -> AccumulateGrad:
+    """The leaf's one AccumulateGrad, made on first use and shared by every op that uses the leaf."""
+    ref = leaf._grad_accumulator_ref
+    node = ref() if ref is not None else None
+    if node is None:
+        node = AccumulateGrad(leaf)
+        leaf._grad_accumulator_ref = weakref.ref(node)
+    return node

@@ -1,0 +1,161 @@
+"""Data types: glasstorch's ``dtype`` objects and PyTorch's type-promotion rules.
+
+Mirrors ``torch/_C`` dtypes (``torch.float32`` ...), the legacy type strings of ``Tensor.type()``
+(``'torch.FloatTensor'``) and the promotion rules of ``torch.result_type`` (see PyTorch's
+"Tensor Attributes" notes). Each glasstorch dtype wraps a numpy dtype; bfloat16 comes from the
+``ml_dtypes`` numpy extension, because numpy has no bfloat16 of its own.
+"""
+from __future__ import annotations
+
+import builtins
+
+import ml_dtypes
+import numpy as np
+
+
+class dtype:
+    """A tensor's element type, e.g. ``glasstorch.float32``. Compare with ``is`` or ``==``."""
+
+    __slots__ = ("name", "numpy_dtype", "legacy_name", "is_floating_point", "_category")
+
+    def __init__(self, name: str, numpy_dtype, legacy_name: str, category: int) -> None:
+        self.name = name
+        self.numpy_dtype = np.dtype(numpy_dtype)
+        self.legacy_name = legacy_name  # the class name in .type(): 'FloatTensor'
+        # 0 = bool, 1 = integer, 2 = floating point: promotion never goes down a category.
+        self._category = category
+        self.is_floating_point = category == 2
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy_dtype.itemsize
+
+    def __repr__(self) -> str:
+        return f"glasstorch.{self.name}"
+
+    def __reduce__(self):  # pickle a dtype as the module-level singleton it is
+        return (_dtype_by_name, (self.name,))
+
+
+bool = dtype("bool", np.bool_, "BoolTensor", 0)  # noqa: A001 - PyTorch's name
+uint8 = dtype("uint8", np.uint8, "ByteTensor", 1)
+int8 = dtype("int8", np.int8, "CharTensor", 1)
+int16 = dtype("int16", np.int16, "ShortTensor", 1)
+int32 = dtype("int32", np.int32, "IntTensor", 1)
+int64 = dtype("int64", np.int64, "LongTensor", 1)
+float16 = dtype("float16", np.float16, "HalfTensor", 2)
+bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, "BFloat16Tensor", 2)
+float32 = dtype("float32", np.float32, "FloatTensor", 2)
+float64 = dtype("float64", np.float64, "DoubleTensor", 2)
+
+# PyTorch's aliases
+half, float, double = float16, float32, float64  # noqa: A001
+short, int, long = int16, int32, int64  # noqa: A001
+
+ALL_DTYPES = (bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+_BY_NUMPY = {d.numpy_dtype: d for d in ALL_DTYPES}
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_LEGACY_NAME = {d.legacy_name: d for d in ALL_DTYPES}
+
+_default_dtype = float32
+
+
+def _dtype_by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def get_default_dtype() -> dtype:
+    """The dtype of ``glasstorch.tensor(1.5)`` and of ``glasstorch.Tensor(...)``: float32."""
+    return _default_dtype
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Change the default floating-point dtype (PyTorch allows float32 and float64 here too)."""
+    global _default_dtype
+    if d not in (float16, bfloat16, float32, float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_dtype = d
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    """The glasstorch dtype for a numpy dtype, with PyTorch's error for the ones it lacks."""
+    try:
+        return _BY_NUMPY[np_dtype]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
+            "float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def canonical(value) -> dtype:
+    """Accept what PyTorch accepts as a dtype: a glasstorch dtype, or Python's ``float``,
+    ``int``, ``bool`` (meaning float64, int64, bool), or a numpy dtype."""
+    if isinstance(value, dtype):
+        return value
+    python_types = {builtins.float: float64, builtins.int: int64, builtins.bool: bool}
+    if value in python_types:
+        return python_types[value]
+    try:
+        return from_numpy_dtype(np.dtype(value))
+    except TypeError:
+        raise TypeError(f"expected a glasstorch dtype, got {value!r}") from None
+
+
+def from_type_string(name: str) -> dtype:
+    """``'glasstorch.FloatTensor'`` (or ``'torch.FloatTensor'``) -> ``glasstorch.float32``."""
+    short_name = name.rsplit(".", 1)[-1]
+    if short_name not in _BY_LEGACY_NAME:
+        raise ValueError(f"invalid type: '{name}'")
+    return _BY_LEGACY_NAME[short_name]
+
+
+# --- type promotion ------------------------------------------------------------------------
+# PyTorch ranks the operands of an elementwise op in three priorities: tensors with dimensions,
+# then zero-dimensional tensors, then Python numbers. The result takes the highest category
+# (bool < integer < float) present at any priority, and within that category the widest dtype
+# of the highest-priority operands that have it. A Python float is the default dtype, so
+# int64_tensor * 2.5 is float32 in PyTorch (numpy alone would say float64).
+
+def _python_scalar_dtype(value) -> dtype:
+    # this module's ``bool`` and ``int`` are dtypes (PyTorch's names), so ask ``builtins``
+    if isinstance(value, builtins.bool):
+        return bool
+    if isinstance(value, builtins.int):
+        return int64
+    return _default_dtype
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """The smallest dtype both ``a`` and ``b`` convert to without losing their category."""
+    if a is b:
+        return a
+    return _BY_NUMPY[_promote_numpy(a, b)]
+
+
+def _promote_numpy(a: dtype, b: dtype) -> np.dtype:
+    # float16 with bfloat16 is float32 in PyTorch; numpy/ml_dtypes agree except for this pair.
+    if {a, b} == {float16, bfloat16}:
+        return np.dtype(np.float32)
+    return np.promote_types(a.numpy_dtype, b.numpy_dtype)
+
+
+def result_type(*operands) -> dtype:
+    """The dtype of an elementwise op on ``operands`` (tensors or Python numbers), as in PyTorch."""
+    best = [None, None, None]  # per priority: dimensioned tensors, 0-d tensors, Python numbers
+    for operand in operands:
+        if hasattr(operand, "_data"):
+            d = _BY_NUMPY[operand._data.dtype]
+            slot = 0 if operand._data.ndim else 1
+        else:
+            d, slot = _python_scalar_dtype(operand), 2
+        best[slot] = d if best[slot] is None else promote_types(best[slot], d)
+    result = None
+    for d in best:
+        if d is None:
+            continue
+        if result is None or d._category > result._category:
+            # a lower-priority operand of a higher category decides the category; for a
+            # Python number that means the default dtype of that category
+            result = d
+    return result

@@ -1,0 +1,84 @@
+"""Bind the ops to ``Tensor``: methods (``x.exp()``), operators (``x + y``) and in-place forms.
+
+PyTorch generates these bindings from ``native_functions.yaml``; here they are one table, so a
+learner can see that ``x + y`` is nothing but ``glasstorch.add(x, y)``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor
+from . import arithmetic, comparison, conversion, indexing, inplace, linalg, pointwise, reduction, shape
+
+_METHODS = {
+    # arithmetic
+    "add": arithmetic.add, "sub": arithmetic.sub, "mul": arithmetic.mul, "div": arithmetic.div,
+    "pow": arithmetic.pow, "neg": arithmetic.neg, "reciprocal": arithmetic.reciprocal,
+    "subtract": arithmetic.sub, "multiply": arithmetic.mul, "divide": arithmetic.div,
+    "true_divide": arithmetic.div,
+    # elementwise functions
+    "abs": pointwise.abs, "sign": pointwise.sign, "exp": pointwise.exp, "log": pointwise.log,
+    "sqrt": pointwise.sqrt, "sin": pointwise.sin, "cos": pointwise.cos, "tanh": pointwise.tanh,
+    "sigmoid": pointwise.sigmoid, "relu": pointwise.relu, "clamp": pointwise.clamp, "clip": pointwise.clamp,
+    # reductions
+    "sum": reduction.sum, "mean": reduction.mean, "max": reduction.max, "min": reduction.min,
+    "amax": reduction.amax, "amin": reduction.amin, "argmax": reduction.argmax, "argmin": reduction.argmin,
+    "var": reduction.var, "softmax": reduction.softmax, "log_softmax": reduction.log_softmax,
+    "all": reduction.all, "any": reduction.any, "sum_to_size": reduction.sum_to_size,
+    # matrix products
+    "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
+    # shapes
+    "reshape": shape.reshape, "view": shape.view, "flatten": shape.flatten, "squeeze": shape.squeeze,
+    "unsqueeze": shape.unsqueeze, "transpose": shape.transpose, "permute": shape.permute, "t": shape.t,
+    "expand": shape.expand, "expand_as": shape.expand_as,
+    # indexing
+    "where": lambda self, condition, other: indexing.where(condition, self, other),
+    "masked_fill": indexing.masked_fill,
+    # comparisons
+    "eq": comparison.eq, "ne": comparison.ne, "lt": comparison.lt, "le": comparison.le,
+    "gt": comparison.gt, "ge": comparison.ge, "maximum": comparison.maximum, "minimum": comparison.minimum,
+    "logical_not": comparison.logical_not, "logical_and": comparison.logical_and,
+    "logical_or": comparison.logical_or, "isnan": comparison.isnan, "isfinite": comparison.isfinite,
+    "isclose": comparison.isclose, "allclose": comparison.allclose, "equal": comparison.equal,
+    # copies
+    "clone": conversion.clone,
+    # in place
+    "add_": inplace.add_, "sub_": inplace.sub_, "mul_": inplace.mul_, "div_": inplace.div_,
+    "pow_": inplace.pow_, "neg_": inplace.neg_, "clamp_": inplace.clamp_, "relu_": inplace.relu_,
+    "exp_": inplace.exp_, "zero_": inplace.zero_, "fill_": inplace.fill_, "copy_": inplace.copy_,
+    "masked_fill_": inplace.masked_fill_, "uniform_": inplace.uniform_, "normal_": inplace.normal_,
+}
+
+
+def _reflected(function: Any) -> Any:
+    """``2 * x`` arrives as ``x.__rmul__(2)``: swap the operands back."""
+    return lambda self, other: function(other, self)
+
+
+_OPERATORS = {
+    "__add__": arithmetic.add, "__radd__": arithmetic.add,
+    "__sub__": arithmetic.sub, "__rsub__": arithmetic.rsub,
+    "__mul__": arithmetic.mul, "__rmul__": arithmetic.mul,
+    "__truediv__": arithmetic.div, "__rtruediv__": arithmetic.rdiv,
+    "__pow__": arithmetic.pow, "__rpow__": _reflected(arithmetic.pow),
+    "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul),
+    "__neg__": arithmetic.neg, "__abs__": pointwise.abs,
+    "__eq__": comparison.eq, "__ne__": comparison.ne, "__lt__": comparison.lt,
+    "__le__": comparison.le, "__gt__": comparison.gt, "__ge__": comparison.ge,
+    "__and__": comparison.bitwise_and, "__or__": comparison.bitwise_or, "__xor__": comparison.bitwise_xor,
+    "__rand__": comparison.bitwise_and, "__ror__": comparison.bitwise_or,
+    "__invert__": comparison.bitwise_not,
+    "__getitem__": indexing.getitem, "__setitem__": inplace.setitem,
+    # x += y changes x in place, as in PyTorch
+    "__iadd__": inplace.add_, "__isub__": inplace.sub_, "__imul__": inplace.mul_,
+    "__itruediv__": inplace.div_,
+}
+
+for _name, _function in {**_METHODS, **_OPERATORS}.items():
+    setattr(Tensor, _name, _function)
+
+Tensor.T = property(shape.T, doc="All dims reversed.")
+Tensor.mT = property(shape.mT, doc="The last two dims swapped.")
+Tensor.__floordiv__ = lambda self, other: arithmetic.div(self, other, rounding_mode="floor")
+Tensor.__rfloordiv__ = lambda self, other: arithmetic.div(other, self, rounding_mode="floor")
+Tensor.__mod__ = lambda self, other: self - arithmetic.div(self, other, rounding_mode="floor") * other

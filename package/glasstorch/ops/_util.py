@@ -1,0 +1,141 @@
+"""What every op shares: deciding whether to record, wrapping results, PyTorch's type promotion
+and broadcasting errors, and reducing a broadcast gradient back to its input's shape."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from .._tensor import Tensor, _wrap
+from ..autograd.grad_mode import _GradMode
+from ..autograd.graph import Node
+
+
+def records(*inputs: Any) -> bool:
+    """Should this op record a Node? Only when grad mode is on and some input requires grad."""
+    if not _GradMode.enabled:
+        return False
+    for value in inputs:
+        if getattr(value, "_requires_grad", False):
+            return True
+    return False
+
+
+def attach(out: Tensor, node: Node) -> Tensor:
+    """Make ``node`` the ``grad_fn`` of ``out``: ``out`` is now a non-leaf that requires grad."""
+    out.grad_fn = node
+    out._requires_grad = True
+    return out
+
+
+def as_tensor_arg(value: Any, name: str = "input") -> Tensor:
+    if not isinstance(value, Tensor):
+        raise TypeError(f"{name} must be a Tensor, not {type(value).__name__}")
+    return value
+
+
+def data_of(value: Any) -> Any:
+    """The numpy array of a tensor; a Python number stays a number (numpy treats it as 'weak',
+    the way PyTorch treats Python scalars)."""
+    return value._data if isinstance(value, Tensor) else value
+
+
+def promoted(*operands: Any, floating: bool = False) -> tuple:
+    """The operands' values converted to PyTorch's result dtype, ready for a numpy ufunc.
+    ``floating=True`` for ops such as true division whose result is always floating point."""
+    result = dtypes.result_type(*operands)
+    if floating and not result.is_floating_point:
+        result = dtypes.get_default_dtype()
+    target = result.numpy_dtype
+    values = [data_of(v) for v in operands]
+    return tuple(v.astype(target) if isinstance(v, np.ndarray) and v.dtype != target else v for v in values)
+
+
+def _needs_promotion(x: Any, y: Any, floating: bool) -> bool:
+    """False in the common cases where numpy already computes in PyTorch's result dtype: two
+    arrays of one dtype, or an array and a Python number of the same or a lower category."""
+    if isinstance(x, np.ndarray):
+        kind = _category(x.dtype)
+        if isinstance(y, np.ndarray):
+            same = x.dtype == y.dtype
+        else:
+            same = _python_category(y) <= kind
+    elif isinstance(y, np.ndarray):
+        kind = _category(y.dtype)
+        same = _python_category(x) <= kind
+    else:
+        return True
+    return not same or (floating and kind < 2)
+
+
+def _category(np_dtype: np.dtype) -> int:
+    return 0 if np_dtype == np.bool_ else 1 if np_dtype.kind in "iu" else 2
+
+
+def _python_category(value: Any) -> int:
+    return 0 if isinstance(value, bool) else 1 if isinstance(value, int) else 2
+
+
+def floating_data(tensor: Tensor) -> np.ndarray:
+    """Data for a floating-point-only function (exp, log, ...): integers become the default dtype."""
+    data = tensor._data
+    if data.dtype.kind in "biu":
+        return data.astype(dtypes.get_default_dtype().numpy_dtype)
+    return data
+
+
+def broadcast_error(shape_a: tuple, shape_b: tuple) -> RuntimeError:
+    """PyTorch's message for shapes that do not broadcast (it reports the rightmost clash)."""
+    ndim = max(len(shape_a), len(shape_b))
+    a = (1,) * (ndim - len(shape_a)) + tuple(shape_a)
+    b = (1,) * (ndim - len(shape_b)) + tuple(shape_b)
+    for i in range(ndim - 1, -1, -1):
+        if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+            return RuntimeError(
+                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at non-singleton dimension {i}"
+            )
+    return RuntimeError(f"shapes {list(shape_a)} and {list(shape_b)} cannot be broadcast together")
+
+
+def shape_of(value: Any) -> tuple:
+    return value._data.shape if isinstance(value, Tensor) else ()
+
+
+def apply_binary(ufunc: Any, a: Any, b: Any, *, floating: bool = False, quiet: bool = False) -> np.ndarray:
+    """``ufunc(a, b)`` with PyTorch's promotion and broadcasting errors. ``quiet=True`` for ops
+    where inf and nan are ordinary results (1/0, (-1)**0.5): PyTorch returns them silently."""
+    x = a._data if isinstance(a, Tensor) else a
+    y = b._data if isinstance(b, Tensor) else b
+    if _needs_promotion(x, y, floating):
+        x, y = promoted(a, b, floating=floating)
+    try:
+        if quiet:
+            with np.errstate(all="ignore"):
+                return np.asarray(ufunc(x, y))
+        return np.asarray(ufunc(x, y))
+    except ValueError:
+        raise broadcast_error(shape_of(a), shape_of(b)) from None
+
+
+def reduce_grad_to(grad: Tensor, shape: tuple) -> Tensor:
+    """Undo broadcasting in backward: sum ``grad`` over the dimensions that were broadcast, so the
+    gradient of an input has the input's shape."""
+    if grad._data.shape == shape:
+        return grad
+    return grad.sum_to_size(shape)
+
+
+def new_tensor(data: np.ndarray) -> Tensor:
+    return _wrap(data)
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple:
+    """``dim`` (an int, a sequence, or None for all) as a sorted tuple of non-negative dims."""
+    from .._tensor import _normalize_dim
+
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        return (_normalize_dim(int(dim), ndim),)
+    return tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))

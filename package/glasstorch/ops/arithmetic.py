@@ -1,0 +1,260 @@
+"""Arithmetic: ``+ - * / **`` and negation, each forward next to its backward.
+
+Mirrors the formulas of PyTorch's ``tools/autograd/derivatives.yaml``. Inputs broadcast, so each
+backward sums its gradient back to its input's shape (``reduce_grad_to``). A backward is written
+with tensor operations, so with ``create_graph=True`` the backward itself is recorded and can be
+differentiated again.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node
+from ._util import apply_binary, attach, records, reduce_grad_to, shape_of
+
+
+class AddBackward0(Node):
+    """out = self + alpha * other:  d/dself = grad,  d/dother = alpha * grad."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (
+            reduce_grad_to(grad, self.self_shape) if self.needs_input_grad(0) else None,
+            reduce_grad_to(_scaled(grad, self.alpha), self.other_shape) if self.needs_input_grad(1) else None,
+        )
+
+
+class SubBackward0(Node):
+    """out = self - alpha * other:  d/dself = grad,  d/dother = -alpha * grad."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (
+            reduce_grad_to(grad, self.self_shape) if self.needs_input_grad(0) else None,
+            reduce_grad_to(_scaled(grad, -self.alpha), self.other_shape) if self.needs_input_grad(1) else None,
+        )
+
+
+class RsubBackward1(Node):
+    """out = other - alpha * self, with ``other`` a number:  d/dself = -alpha * grad."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (_scaled(grad, -self.alpha),)
+
+
+def _scaled(grad: Tensor, alpha: Any) -> Tensor:
+    return grad if alpha == 1 else grad * alpha
+
+
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input + alpha * other``."""
+    other_scaled = other if alpha == 1 else _scale_value(other, alpha)
+    out = _wrap(apply_binary(np.add, input, other_scaled))
+    if records(input, other):
+        node = AddBackward0(input, other)
+        node.alpha, node.self_shape, node.other_shape = alpha, shape_of(input), shape_of(other)
+        attach(out, node)
+    return out
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``input - alpha * other``."""
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    other_scaled = other if alpha == 1 else _scale_value(other, alpha)
+    out = _wrap(apply_binary(np.subtract, input, other_scaled))
+    if records(input, other):
+        node = SubBackward0(input, other)
+        node.alpha, node.self_shape, node.other_shape = alpha, shape_of(input), shape_of(other)
+        attach(out, node)
+    return out
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``: what ``2 - x`` calls."""
+    out = _wrap(apply_binary(np.subtract, other, input if alpha == 1 else _scale_value(input, alpha)))
+    if records(input):
+        node = RsubBackward1(input)
+        node.alpha = alpha
+        attach(out, node)
+    return out
+
+
+def _scale_value(value: Any, alpha: Any) -> Any:
+    return _wrap(np.asarray(value._data * alpha)) if isinstance(value, Tensor) else value * alpha
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, Tensor) and value._data.dtype == np.bool_
+
+
+class MulBackward0(Node):
+    """out = self * other:  d/dself = grad * other,  d/dother = grad * self."""
+
+    saved_names = ("self", "other")
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, other = self.saved_tensors
+        return (
+            reduce_grad_to(grad * other, self.self_shape) if self.needs_input_grad(0) else None,
+            reduce_grad_to(grad * self_, self.other_shape) if self.needs_input_grad(1) else None,
+        )
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    out = _wrap(apply_binary(np.multiply, input, other))
+    if records(input, other):
+        node = MulBackward0(input, other)
+        node.self_shape, node.other_shape = shape_of(input), shape_of(other)
+        # each input's gradient needs the *other* input: save only what will be used (as PyTorch)
+        node.save_for_backward(
+            input if node.needs_input_grad(1) else None,
+            other if node.needs_input_grad(0) else None,
+        )
+        attach(out, node)
+    return out
+
+
+class DivBackward0(Node):
+    """out = self / other:  d/dself = grad / other,  d/dother = -grad * self / other**2."""
+
+    saved_names = ("self", "other")
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, other = self.saved_tensors
+        return (
+            reduce_grad_to(grad / other, self.self_shape) if self.needs_input_grad(0) else None,
+            reduce_grad_to(-grad * self_ / (other * other), self.other_shape) if self.needs_input_grad(1) else None,
+        )
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """True division (integers divide to floating point), or ``rounding_mode='floor'/'trunc'``."""
+    if rounding_mode is not None:
+        return _rounding_div(input, other, rounding_mode)
+    out = _wrap(apply_binary(np.true_divide, input, other, floating=True, quiet=True))
+    if records(input, other):
+        node = DivBackward0(input, other)
+        node.self_shape, node.other_shape = shape_of(input), shape_of(other)
+        node.save_for_backward(input if node.needs_input_grad(1) else None, other)
+        attach(out, node)
+    return out
+
+
+def _rounding_div(input: Any, other: Any, rounding_mode: str) -> Tensor:
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
+    quotient = apply_binary(np.true_divide, input, other, floating=True, quiet=True)
+    rounded = np.floor(quotient) if rounding_mode == "floor" else np.trunc(quotient)
+    target = apply_binary(np.add, input, other).dtype  # integer inputs stay integers
+    return _wrap(rounded.astype(target))  # not differentiable (its gradient is zero almost everywhere)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    return div(1.0, input) if not isinstance(input, Tensor) else _reciprocal(input)
+
+
+class ReciprocalBackward0(Node):
+    """out = 1 / self:  d/dself = -grad * out**2."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        (result,) = self.saved_tensors
+        return (-grad * result * result,)
+
+
+def _reciprocal(input: Tensor) -> Tensor:
+    out = _wrap(apply_binary(np.true_divide, 1.0, input, floating=True, quiet=True))
+    if records(input):
+        node = ReciprocalBackward0(input)
+        node.save_for_backward(output=out)
+        attach(out, node)
+    return out
+
+
+def rdiv(input: Tensor, other: Any) -> Tensor:
+    """``other / input`` with ``other`` a number: PyTorch computes ``input.reciprocal() * other``."""
+    return mul(reciprocal(input), other)
+
+
+class NegBackward0(Node):
+    def backward(self, grad: Tensor) -> tuple:
+        return (-grad,)
+
+
+def neg(input: Tensor) -> Tensor:
+    if input._data.dtype == np.bool_:
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. "
+            "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+    out = _wrap(np.negative(input._data))
+    if records(input):
+        attach(out, NegBackward0(input))
+    return out
+
+
+class PowBackward0(Node):
+    """out = self ** exponent (a number):  d/dself = grad * exponent * self ** (exponent - 1)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        (self_,) = self.saved_tensors
+        exponent = self.exponent
+        if exponent == 0:
+            return (grad * 0,)
+        return (grad * (exponent * self_ ** (exponent - 1)),)
+
+
+class PowBackward1(Node):
+    """out = self ** exponent (both tensors):
+    d/dself = grad * exponent * self ** (exponent - 1),  d/dexponent = grad * out * log(self)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, exponent, result = self.saved_tensors
+        grad_self = grad_exponent = None
+        if self.needs_input_grad(0):
+            grad_self = reduce_grad_to(grad * exponent * self_ ** (exponent - 1), shape_of(self_))
+        if self.needs_input_grad(1):
+            # PyTorch masks the points where self == 0 and exponent >= 0 (the limit there is 0)
+            safe_log = (self_ + (self_ == 0)).log()
+            grad_exponent = reduce_grad_to(grad * result * safe_log, shape_of(exponent))
+        return grad_self, grad_exponent
+
+
+class PowBackward2(Node):
+    """out = base ** exponent with ``base`` a number:  d/dexponent = grad * out * log(base)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        (result,) = self.saved_tensors
+        return (grad * result * float(np.log(self.base)) if self.base > 0 else grad * 0,)
+
+
+def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
+    if not isinstance(input, Tensor):
+        return _scalar_pow(input, exponent)
+    out = _wrap(apply_binary(np.power, input, exponent, quiet=True))
+    if records(input, exponent):
+        if isinstance(exponent, Tensor):
+            node = PowBackward1(input, exponent)
+            node.save_for_backward(input, exponent, output=out)
+        else:
+            node = PowBackward0(input)
+            node.exponent = exponent
+            node.save_for_backward(input)
+        attach(out, node)
+    return out
+
+
+def _scalar_pow(base: Any, exponent: Tensor) -> Tensor:
+    out = _wrap(apply_binary(np.power, float(base) if exponent._data.dtype.kind == "f" else base, exponent, quiet=True))
+    if records(exponent):
+        node = PowBackward2(exponent)
+        node.base = base
+        node.save_for_backward(output=out)
+        attach(out, node)
+    return out

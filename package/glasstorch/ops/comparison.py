@@ -1,0 +1,135 @@
+"""Comparisons and logic: ``== != < <= > >=`` give bool tensors (no gradient flows through a
+comparison); ``maximum``/``minimum`` are the differentiable elementwise max and min."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node
+from ._util import apply_binary, attach, promoted, records, reduce_grad_to, shape_of
+
+
+def _compare(ufunc: Any, input: Any, other: Any) -> Tensor:
+    return _wrap(np.asarray(apply_binary(ufunc, input, other)))
+
+
+def eq(input: Any, other: Any) -> Tensor:
+    return _compare(np.equal, input, other)
+
+
+def ne(input: Any, other: Any) -> Tensor:
+    return _compare(np.not_equal, input, other)
+
+
+def lt(input: Any, other: Any) -> Tensor:
+    return _compare(np.less, input, other)
+
+
+def le(input: Any, other: Any) -> Tensor:
+    return _compare(np.less_equal, input, other)
+
+
+def gt(input: Any, other: Any) -> Tensor:
+    return _compare(np.greater, input, other)
+
+
+def ge(input: Any, other: Any) -> Tensor:
+    return _compare(np.greater_equal, input, other)
+
+
+def _logical_or_bitwise(ufunc_bool: Any, input: Any, other: Any) -> Tensor:
+    return _wrap(np.asarray(apply_binary(ufunc_bool, input, other)))
+
+
+def bitwise_and(input: Any, other: Any) -> Tensor:
+    return _logical_or_bitwise(np.bitwise_and, input, other)
+
+
+def bitwise_or(input: Any, other: Any) -> Tensor:
+    return _logical_or_bitwise(np.bitwise_or, input, other)
+
+
+def bitwise_xor(input: Any, other: Any) -> Tensor:
+    return _logical_or_bitwise(np.bitwise_xor, input, other)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if input._data.dtype.kind == "f":
+        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+    return _wrap(np.invert(input._data))
+
+
+def logical_not(input: Tensor) -> Tensor:
+    return _wrap(np.logical_not(input._data))
+
+
+def logical_and(input: Tensor, other: Tensor) -> Tensor:
+    return _wrap(np.logical_and(input._data, other._data))
+
+
+def logical_or(input: Tensor, other: Tensor) -> Tensor:
+    return _wrap(np.logical_or(input._data, other._data))
+
+
+def isnan(input: Tensor) -> Tensor:
+    return _wrap(np.isnan(input._data))
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return _wrap(np.isfinite(input._data))
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    a, b = promoted(input, other)
+    return _wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return bool(isclose(input, other, rtol, atol, equal_nan)._data.all())
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """True if both have the same shape and the same values."""
+    return input._data.shape == other._data.shape and bool(np.array_equal(input._data, other._data))
+
+
+class _ExtremumBackward(Node):
+    """The gradient goes to the larger (or smaller) input; ties split it in half, as in PyTorch."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, other = self.saved_tensors
+        wins = _wrap(self.pick(self_._data, other._data))
+        ties = _wrap(self_._data == other._data)
+        share_self = grad * wins + grad * ties * 0.5
+        share_other = grad - share_self
+        return (
+            reduce_grad_to(share_self, shape_of(self_)) if self.needs_input_grad(0) else None,
+            reduce_grad_to(share_other, shape_of(other)) if self.needs_input_grad(1) else None,
+        )
+
+
+class MaximumBackward0(_ExtremumBackward):
+    pick = staticmethod(np.greater)
+
+
+class MinimumBackward0(_ExtremumBackward):
+    pick = staticmethod(np.less)
+
+
+def _extremum(ufunc: Any, node_class: type, input: Tensor, other: Tensor) -> Tensor:
+    out = _wrap(np.asarray(apply_binary(ufunc, input, other)))
+    if records(input, other):
+        node = node_class(input, other)
+        node.save_for_backward(input, other)
+        attach(out, node)
+    return out
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return _extremum(np.maximum, MaximumBackward0, input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return _extremum(np.minimum, MinimumBackward0, input, other)

@@ -1,0 +1,38 @@
+"""Copies and dtype conversions: ``clone`` and ``to(dtype)``, both differentiable."""
+from __future__ import annotations
+
+from typing import Any
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node
+from ._util import attach, records
+
+
+class CloneBackward0(Node):
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad,)
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    """A copy with its own memory; the gradient passes through unchanged."""
+    out = _wrap(input._data.copy())
+    if records(input):
+        attach(out, CloneBackward0(input))
+    return out
+
+
+class ToCopyBackward0(Node):
+    """The gradient goes back in the input's dtype."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad.to(self.self_dtype),)
+
+
+def to_dtype(input: Tensor, dtype: Any) -> Tensor:
+    out = _wrap(input._data.astype(dtype.numpy_dtype))
+    # only a floating-point result can carry a gradient (an integer has none)
+    if dtype.is_floating_point and records(input):
+        node = ToCopyBackward0(input)
+        node.self_dtype = input.dtype
+        attach(out, node)
+    return out

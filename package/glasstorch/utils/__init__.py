@@ -1,0 +1,1 @@
+"""Utilities shared by the package (PyTorch: ``torch/utils``)."""
