@@ -48,36 +48,47 @@ def execute(
     for node, grad in zip(roots, root_grads):
         _add_into(buffers, node, grad)
 
+    previous_mode = _GradMode.enabled
+    _GradMode.enabled = create_graph  # backward formulas are recorded only for create_graph
+    try:
+        for node in _in_run_order(roots, dependencies):
+            grad = buffers.pop(node, None)  # None: no gradient reached this Node
+            if grad is None:
+                continue
+            runs = needed is None or node in needed
+            grads = _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph)
+            if grads is not None:
+                for next_node, next_grad in zip(node._next, grads):
+                    if next_node is not None and next_grad is not None:
+                        _add_into(buffers, next_node, next_grad)
+    finally:
+        _GradMode.enabled = previous_mode
+    return captured
+
+
+def _in_run_order(roots: Sequence[Node], dependencies: dict):
+    """Yield the Nodes in the order the engine runs them: a Node becomes ready when every edge
+    into it has been processed; among the ready ones, the most recently created runs first."""
     order = itertools.count()  # breaks ties between Nodes of equal priority, first come first run
     ready: list = []
     for node in dict.fromkeys(roots):  # each root once, in order
         if dependencies.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(order), node))
+    while ready:
+        node = heapq.heappop(ready)[2]
+        yield node  # the caller runs it; then its edges count as processed
+        for next_node in node._next:
+            if next_node is None:
+                continue
+            remaining = dependencies[next_node] - 1
+            dependencies[next_node] = remaining
+            if remaining == 0:
+                heapq.heappush(ready, (-next_node._sequence_nr, next(order), next_node))
 
-    previous_mode = _GradMode.enabled
-    _GradMode.enabled = create_graph  # backward formulas are recorded only for create_graph
-    try:
-        while ready:
-            node = heapq.heappop(ready)[2]
-            grad = buffers.pop(node, None)  # None: no gradient reached this Node
-            runs = needed is None or node in needed
-            grads = None
-            if grad is not None:
-                grads = _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph)
-            if grads is not None:
-                for next_node, next_grad in zip(node._next, grads):
-                    if next_node is not None and next_grad is not None:
-                        _add_into(buffers, next_node, next_grad)
-            for next_node in node._next:
-                if next_node is None:
-                    continue
-                remaining = dependencies[next_node] - 1
-                dependencies[next_node] = remaining
-                if remaining == 0:
-                    heapq.heappush(ready, (-next_node._sequence_nr, next(order), next_node))
-    finally:
-        _GradMode.enabled = previous_mode
-    return captured
+
+def execution_order(roots: Sequence[Node]) -> list:
+    """The Nodes in the order ``backward`` from ``roots`` would run them, without running them."""
+    return list(_in_run_order(roots, _count_dependencies(roots)))
 
 
 def _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph):
