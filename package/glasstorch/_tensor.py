@@ -23,9 +23,8 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import dtypes as _dtypes
+from . import autograd, dtypes as _dtypes
 from ._tensor_str import tensor_repr
-from .autograd.grad_mode import _GradMode
 from .autograd.graph import Node
 
 
@@ -439,9 +438,7 @@ class Tensor:
         inputs: "Sequence[Tensor] | Tensor | None" = None,
     ) -> None:
         """Compute the gradient of this tensor with respect to the graph's leaves."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
         if self.grad_fn is not None:

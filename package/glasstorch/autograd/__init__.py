@@ -7,6 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+import numpy as np
+
+from .. import _tensor as _tensor_module  # a cycle (_tensor imports autograd): use it at call time only
 from . import graph
 from .engine import execute
 from .function import Function, FunctionCtx
@@ -18,16 +21,15 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
 
 
 def _as_tuple(value: Any) -> tuple:
-    from .._tensor import Tensor
-
     if value is None:
         return ()
-    return (value,) if isinstance(value, Tensor) else tuple(value)
+    return (value,) if isinstance(value, _tensor_module.Tensor) else tuple(value)
 
 
 def _root_grads(outputs: tuple, grad_outputs: tuple) -> list:
-    """The gradient each output starts with: given, or 1 for a one-element output."""
-    from .._creation import ones_like
+    """The gradient each output starts with: given (copied, so ``.grad`` never shares memory with
+    the caller's tensor), or 1 for a one-element output."""
+    _wrap = _tensor_module._wrap
 
     if grad_outputs and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} for {len(outputs)} outputs")
@@ -39,11 +41,13 @@ def _root_grads(outputs: tuple, grad_outputs: tuple) -> list:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if not output.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {output.dtype!r}")
-            given = ones_like(output)
+            given = _wrap(np.ones(output._data.shape, output._data.dtype))
         elif given.shape != output.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape!r} and output[{i}] has a shape of {output.shape!r}."
             )
+        elif not given.requires_grad:
+            given = _wrap(given._data.copy())
         grads.append(given)
     return grads
 

@@ -55,12 +55,15 @@ def execute(
             grad = buffers.pop(node, None)  # None: no gradient reached this Node
             if grad is None:
                 continue
-            runs = needed is None or node in needed
-            grads = _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph)
-            if grads is not None:
-                for next_node, next_grad in zip(node._next, grads):
-                    if next_node is not None and next_grad is not None:
-                        _add_into(buffers, next_node, next_grad)
+            if needed is None and node._pre_hooks is None and node._retain_grad_ref is None:
+                grads = node.backward(grad)  # the common case, kept short: no hooks, no capture
+                if not retain_graph:
+                    node.release_variables()
+            else:
+                runs = needed is None or node in needed
+                grads = _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph)
+            if grads:
+                _pass_on(buffers, node._next, grads)
     finally:
         _GradMode.enabled = previous_mode
     return captured
@@ -121,6 +124,21 @@ def _retain_grad(node: Node, grad: "Tensor") -> None:
         tensor._grad = grad.detach().clone() if not grad.requires_grad else grad
     else:
         tensor._grad = tensor._grad + grad
+
+
+def _pass_on(buffers: dict, next_nodes: tuple, grads: tuple) -> None:
+    """Hand each gradient to the Node it is meant for. A backward may return one gradient object
+    for two inputs (``a + b`` gives ``grad`` to both); the second gets a copy, so that no two
+    ``.grad`` ever share memory (PyTorch checks the reference count for the same reason)."""
+    handed = set() if len(grads) > 1 else None
+    for next_node, grad in zip(next_nodes, grads):
+        if next_node is None or grad is None:
+            continue
+        if handed is not None:
+            if id(grad) in handed:
+                grad = grad.clone()
+            handed.add(id(grad))
+        _add_into(buffers, next_node, grad)
 
 
 def _add_into(buffers: dict, node: Node, grad: "Tensor") -> None:

@@ -17,6 +17,8 @@ from collections import OrderedDict
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
+from .. import _tensor as _tensor_module  # a cycle (Tensors point to Nodes, Nodes make Tensors): use it at call time only
+
 if TYPE_CHECKING:
     from .._tensor import Tensor
 
@@ -45,7 +47,9 @@ class SavedTensor:
         self.is_output = is_output
         self.tensor = None if is_output else tensor
         self.data = tensor._data
-        self.requires_grad = tensor.requires_grad
+        # An output is saved by the Node that computes it, before that Node is attached to it: it
+        # will require grad, so that its unpacked copy links back to the Node (double backward).
+        self.requires_grad = True if is_output else tensor.requires_grad
         self.version_counter = tensor._version_counter
         self.saved_version = tensor._version_counter.value
 
@@ -56,9 +60,7 @@ class SavedTensor:
             raise RuntimeError(self._modified_message(node))
         if not self.is_output:
             return self.tensor
-        from .._tensor import _wrap_output  # late import: _tensor imports this module
-
-        return _wrap_output(self.data, node if self.requires_grad else None, self.version_counter)
+        return _tensor_module._wrap_output(self.data, node if self.requires_grad else None, self.version_counter)
 
     def _modified_message(self, node: "Node") -> str:
         from ..dtypes import from_numpy_dtype
@@ -185,14 +187,20 @@ class AccumulateGrad(Node):
     def backward(self, grad: "Tensor") -> tuple:
         variable = self.variable
         if variable._grad is None:
-            # a copy, so that no other tensor shares memory with .grad (the engine may hand the
-            # same gradient to several leaves, and .grad is later changed in place)
-            variable._grad = grad.detach().clone() if not grad.requires_grad else grad
+            variable._grad = grad if grad.requires_grad else _owned(grad)
         elif grad.requires_grad or variable._grad.requires_grad:
             variable._grad = variable._grad + grad  # create_graph: keep the history
         else:
-            variable._grad._data += grad._data.astype(variable._grad._data.dtype, copy=False)
+            variable._grad._data += grad._data  # accumulate in place, as PyTorch does
         return ()
+
+
+def _owned(grad: "Tensor") -> "Tensor":
+    """The gradient as a tensor that ``.grad`` may own and later change in place. The engine
+    never hands one gradient array to two consumers, so only a read-only view (a broadcast from
+    ``expand``) needs copying."""
+    data = grad._data
+    return _tensor_module._wrap(data if data.flags.writeable else data.copy())
 
 
 def gradient_edge(value: Any) -> Node | None:

@@ -54,11 +54,16 @@ def promoted(*operands: Any, floating: bool = False) -> tuple:
 
 def _needs_promotion(x: Any, y: Any, floating: bool) -> bool:
     """False in the common cases where numpy already computes in PyTorch's result dtype: two
-    arrays of one dtype, or an array and a Python number of the same or a lower category."""
+    arrays of one dtype, a bool mask with another array, or an array and a Python number of the
+    same or a lower category."""
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype is y.dtype and not floating:
+        return False  # the commonest case first: one dtype on both sides
     if isinstance(x, np.ndarray):
         kind = _category(x.dtype)
         if isinstance(y, np.ndarray):
-            same = x.dtype == y.dtype
+            # numpy and PyTorch agree when the dtypes match or one side is a bool mask
+            same = x.dtype == y.dtype or y.dtype == np.bool_ or x.dtype == np.bool_
+            kind = max(kind, _category(y.dtype))
         else:
             same = _python_category(y) <= kind
     elif isinstance(y, np.ndarray):

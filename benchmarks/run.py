@@ -1,0 +1,206 @@
+"""``make bench``: glasstorch against PyTorch (when installed) and hand-written numpy.
+
+Every workload is written once, for a library passed in as ``lib`` (``glasstorch`` or ``torch``),
+so both run the very same code. Implementations are interleaved round by round in one process
+(a noisy machine slows all of them alike), on one thread (one BLAS thread, ``torch.set_num_threads(1)``),
+and the report gives medians and ratios. Targets from the issue:
+
+* per-op overhead (a shape-(1,) add or mul, forward + backward): at most 0.5x PyTorch's time;
+* a 100,000-op chain, forward + backward: completes, in at most 0.5x PyTorch's time;
+* one training step of a 784-256-128-10 MLP at batch 128 (tensor ops, manual SGD update):
+  at most 1.0x PyTorch's and 1.15x hand-written numpy's time.
+
+    python benchmarks/run.py [--quick]
+"""
+from __future__ import annotations
+
+import os
+
+# one thread for every BLAS numpy might use; must be set before numpy is imported
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import gc  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Callable  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "package"))
+import glasstorch  # noqa: E402
+
+try:
+    import torch
+
+    torch.set_num_threads(1)
+except ImportError:
+    torch = None
+
+
+# --- the workloads, written once for either library ----------------------------------------
+def tiny_op(lib, op: str, repeats: int) -> Callable[[], None]:
+    """``repeats`` times: one add (or mul) of two shape-(1,) tensors, then its backward."""
+    a = lib.tensor([1.5], requires_grad=True)
+    b = lib.tensor([2.0], requires_grad=True)
+
+    def run() -> None:
+        for _ in range(repeats):
+            out = a + b if op == "add" else a * b
+            out.backward()
+            a.grad = b.grad = None
+
+    return run
+
+
+def chain(lib, length: int) -> Callable[[], None]:
+    """A chain of ``length`` ops (alternating mul and add), forward then backward."""
+    x = lib.tensor([1.0], requires_grad=True)
+
+    def run() -> None:
+        y = x
+        for i in range(length // 2):
+            y = y * 1.0000001
+            y = y + 0.5
+        y.backward()
+        x.grad = None
+
+    return run
+
+
+def mlp_data(seed: int = 0) -> dict:
+    rng = np.random.default_rng(seed)
+    sizes = [784, 256, 128, 10]
+    params = {}
+    for i, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+        bound = 1 / np.sqrt(n_in)
+        params[f"W{i}"] = rng.uniform(-bound, bound, (n_in, n_out)).astype(np.float32)
+        params[f"b{i}"] = rng.uniform(-bound, bound, (n_out,)).astype(np.float32)
+    x = rng.standard_normal((128, 784)).astype(np.float32)
+    labels = rng.integers(0, 10, 128)
+    return {"params": params, "x": x, "labels": labels}
+
+
+def mlp_step(lib, data: dict, lr: float = 0.01) -> Callable[[], None]:
+    """One SGD step: forward, cross-entropy, backward, a manual update under no_grad."""
+    params = [lib.tensor(data["params"][k], requires_grad=True) for k in ("W0", "b0", "W1", "b1", "W2", "b2")]
+    x = lib.tensor(data["x"])
+    labels = lib.tensor(data["labels"])
+    rows = lib.arange(len(data["labels"]))
+
+    def run() -> None:
+        w0, b0, w1, b1, w2, b2 = params
+        h = (x @ w0 + b0).relu()
+        h = (h @ w1 + b1).relu()
+        logits = h @ w2 + b2
+        loss = -logits.log_softmax(1)[rows, labels].mean()
+        loss.backward()
+        with lib.no_grad():
+            for p in params:
+                p -= lr * p.grad
+                p.grad = None
+
+    return run
+
+
+def mlp_step_numpy(data: dict, lr: float = 0.01) -> Callable[[], None]:
+    """The same step with the backward written by hand: the floor for any numpy framework."""
+    params = {k: v.copy() for k, v in data["params"].items()}
+    x, labels = data["x"], data["labels"]
+    rows = np.arange(len(labels))
+
+    def run() -> None:
+        w0, b0, w1, b1, w2, b2 = (params[k] for k in ("W0", "b0", "W1", "b1", "W2", "b2"))
+        z0 = x @ w0 + b0
+        h0 = np.maximum(z0, 0)
+        z1 = h0 @ w1 + b1
+        h1 = np.maximum(z1, 0)
+        logits = h1 @ w2 + b2
+        shifted = logits - logits.max(axis=1, keepdims=True)
+        exp = np.exp(shifted)
+        probs = exp / exp.sum(axis=1, keepdims=True)
+        # backward of the mean negative log-likelihood
+        g = probs
+        g[rows, labels] -= 1
+        g /= len(labels)
+        grads = {"W2": h1.T @ g, "b2": g.sum(0)}
+        g = (g @ w2.T) * (z1 > 0)
+        grads.update(W1=h0.T @ g, b1=g.sum(0))
+        g = (g @ w1.T) * (z0 > 0)
+        grads.update(W0=x.T @ g, b0=g.sum(0))
+        for k, grad in grads.items():
+            params[k] -= lr * grad
+
+    return run
+
+
+# --- timing ---------------------------------------------------------------------------------
+def interleaved(candidates: dict, rounds: int) -> dict:
+    """Run each candidate once per round, in turn; return each one's list of times (seconds)."""
+    times = {name: [] for name in candidates}
+    for fn in candidates.values():
+        fn()  # warm up: first-call costs (imports, allocations) are not what we measure
+    gc.collect()
+    for _ in range(rounds):
+        for name, fn in candidates.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def report(title: str, times: dict, per: int = 1, unit: str = "ms", baseline: str | None = None) -> dict:
+    scale = {"s": 1, "ms": 1e3, "µs": 1e6}[unit]
+    medians = {name: statistics.median(t) / per for name, t in times.items()}
+    print(f"\n{title}")
+    for name, median in medians.items():
+        ratio = ""
+        if baseline and baseline in medians and name != baseline:
+            ratio = f"   {median / medians[baseline]:.2f}x {baseline}"
+        print(f"  {name:<12} {median * scale:10.2f} {unit}{ratio}")
+    return medians
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer rounds and a shorter chain (a smoke test)")
+    args = parser.parse_args()
+    rounds = 3 if args.quick else 7
+    libs = {"glasstorch": glasstorch}
+    if torch is not None:
+        libs["torch"] = torch
+    else:
+        print("PyTorch is not installed: comparing with hand-written numpy only (pip install torch==2.13.0)")
+    print(f"numpy {np.__version__}, one thread; {rounds} interleaved rounds; medians")
+    results = {}
+
+    repeats = 2000
+    for op in ("add", "mul"):
+        times = interleaved({name: tiny_op(lib, op, repeats) for name, lib in libs.items()}, rounds)
+        results[f"tiny {op}"] = report(f"tiny op: shape-(1,) {op}, forward + backward (per op)", times,
+                                       per=repeats, unit="µs", baseline="torch")
+
+    length = 10_000 if args.quick else 100_000
+    times = interleaved({name: chain(lib, length) for name, lib in libs.items()}, max(2, rounds // 2))
+    results["chain"] = report(f"chain of {length:,} ops, forward + backward", times, unit="s", baseline="torch")
+
+    data = mlp_data()
+    candidates = {name: mlp_step(lib, data) for name, lib in libs.items()}
+    candidates["numpy"] = mlp_step_numpy(data)
+    times = interleaved(candidates, rounds * 5)
+    results["mlp"] = report("MLP 784-256-128-10, batch 128: one training step", times, unit="ms", baseline="torch")
+    mlp = results["mlp"]
+    print(f"  glasstorch / numpy: {mlp['glasstorch'] / mlp['numpy']:.2f}x")
+
+    if torch is not None:
+        print("\nTargets (glasstorch / torch): per-op <= 0.5, chain <= 0.5, MLP <= 1.0; MLP / numpy <= 1.15")
+        for key in ("tiny add", "tiny mul", "chain", "mlp"):
+            ratio = results[key]["glasstorch"] / results[key]["torch"]
+            print(f"  {key:<9} {ratio:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
