@@ -156,7 +156,8 @@ def _check_bounds(input: Tensor, key: Any) -> None:
         if item is None:
             continue
         if item is Ellipsis:
-            dim = input._data.ndim - sum(1 for k in items[items.index(Ellipsis) + 1:] if k is not None)
+            after = items[next(i for i, k in enumerate(items) if k is Ellipsis) + 1:]
+            dim = input._data.ndim - sum(1 for k in after if k is not None)
             continue
         if isinstance(item, (int, np.integer)) and not isinstance(item, bool) and dim < input._data.ndim:
             size = input._data.shape[dim]
