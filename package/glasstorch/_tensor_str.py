@@ -126,8 +126,8 @@ class _Formatter:
 
     * int mode: every finite value is a whole number: ``5.`` (the dot says
       "this is a float", the digits after it would all be zero);
-    * sci mode: ``1.2346e+08``, when the values are very large, very small,
-      or span more than three orders of magnitude;
+    * sci mode: ``1.2346e+08``, when the values are very large (> 1e8), very
+      small (< 1e-4), or span more than three orders of magnitude;
     * fixed mode: ``1.2346``, with ``PRINT_OPTS.precision`` digits.
     """
 
@@ -327,6 +327,7 @@ def tensor_repr(
         prefix: what comes before the contents; continuation lines are
             indented to line up after it.
     """
+    values = np.asarray(values)
     indent = len(prefix)
     suffixes = []
 
