@@ -120,6 +120,8 @@ def _retain_grad(node: Node, grad: "Tensor") -> None:
     tensor = node._retain_grad_ref()
     if tensor is None or not tensor._retains_grad:
         return
+    if grad._data.dtype != tensor._data.dtype:
+        grad = grad.to(tensor.dtype)
     if tensor._grad is None:
         tensor._grad = grad.detach().clone() if not grad.requires_grad else grad
     else:

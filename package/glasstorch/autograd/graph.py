@@ -13,6 +13,7 @@ Simplified: a glasstorch Node has exactly one output, so an edge is just the Nod
 from __future__ import annotations
 
 import itertools
+import re
 from collections import OrderedDict
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
@@ -67,10 +68,12 @@ class SavedTensor:
 
         shape = ", ".join(str(n) for n in self.data.shape)
         kind = from_numpy_dtype(self.data.dtype).legacy_name
-        where = f"output 0 of {node.name()}" if self.is_output else "an input of " + node.name()
+        # as PyTorch: name the Node that (now) produces the modified tensor, without "Backward0"
+        producer = node if self.is_output else self.tensor.grad_fn
+        where = "" if producer is None else f", which is output 0 of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
         return (
             "one of the variables needed for gradient computation has been modified by an inplace "
-            f"operation: [glasstorch.{kind} [{shape}]], which is {where}, is at version "
+            f"operation: [glasstorch.{kind} [{shape}]]{where} is at version "
             f"{self.version_counter.value}; expected version {self.saved_version} instead. Hint: "
             "the backtrace further above shows the operation that failed to compute its gradient."
         )
@@ -186,6 +189,9 @@ class AccumulateGrad(Node):
 
     def backward(self, grad: "Tensor") -> tuple:
         variable = self.variable
+        if grad._data.dtype != variable._data.dtype:
+            # a float32 leaf used in a float64 product still gets a float32 .grad (as in PyTorch)
+            grad = grad.to(variable.dtype)
         if variable._grad is None:
             variable._grad = grad if grad.requires_grad else _owned(grad)
         elif grad.requires_grad or variable._grad.requires_grad:

@@ -1,0 +1,417 @@
+"""Tests of glasstorch.viz: the autograd-graph picture, checked on its DOT text.
+
+The DOT text needs no Graphviz program, so almost everything here runs anywhere; the few tests
+that render with ``dot`` skip with a reason when it is not installed.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import glasstorch
+from glasstorch.autograd.engine import execution_order
+from glasstorch.viz import GraphPicture, draw_graph, make_dot, style
+from glasstorch.viz.picture import NO_DOT_HINT
+
+HAS_DOT = shutil.which("dot") is not None
+needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz's `dot` program is not installed "
+                               "(apt-get install graphviz): rendering is not tested")
+PACKAGE = Path(__file__).resolve().parent.parent / "package"
+
+
+# --- reading DOT text back --------------------------------------------------------------------
+
+ATTR = re.compile(r'(\w+)=("(?:[^"\\]|\\.)*"|[^\s\]]+)')
+NODE = re.compile(r"^\s*(\w+) \[(.*)\]$")
+EDGE = re.compile(r"^\s*(\w+) -> (\w+)(?: \[(.*)\])?$")
+
+
+def attrs(text: str | None) -> dict:
+    return {key: value.strip('"') for key, value in ATTR.findall(text or "")}
+
+
+class Dot:
+    """The boxes and edges of a DOT text, without the legend."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        body = source.split("subgraph cluster_legend")[0]
+        self.nodes: dict[str, dict] = {}
+        self.edges: list[tuple[str, str, dict]] = []
+        for line in body.splitlines():
+            if m := EDGE.match(line):
+                self.edges.append((m[1], m[2], attrs(m[3])))
+            elif (m := NODE.match(line)) and m[1] not in ("graph", "node", "edge"):
+                self.nodes[m[1]] = attrs(m[2])
+
+    def label(self, node_id: str) -> str:
+        return self.nodes[node_id]["label"]
+
+    def with_label(self, label: str) -> list[str]:
+        return [i for i, a in self.nodes.items() if a["label"] == label]
+
+    def one(self, label: str) -> str:
+        found = self.with_label(label)
+        assert len(found) == 1, f"expected one box labelled {label!r}, found {len(found)} in\n{self.source}"
+        return found[0]
+
+    def out(self, node_id: str, **only) -> list[str]:
+        return [b for a, b, e in self.edges if a == node_id and all(e.get(k) == v for k, v in only.items())]
+
+    def kind_of(self, node_id: str) -> str:
+        for kind, wanted in style.KINDS.items():
+            if all(self.nodes[node_id].get(k) == v for k, v in wanted.items()):
+                return kind
+        raise AssertionError(f"{node_id} {self.nodes[node_id]} has no kind's style")
+
+
+def seed_graph():
+    """The seeds' example: a = w + x; b = w + 1; y = a * b."""
+    w = glasstorch.tensor([1.0], requires_grad=True)
+    x = glasstorch.tensor([2.0], requires_grad=True)
+    a = glasstorch.add(w, x)
+    b = glasstorch.add(w, 1)
+    y = glasstorch.mul(a, b)
+    return w, x, a, b, y
+
+
+def adds(dot: Dot) -> tuple[str, str]:
+    """(the Add of w + x, the Add of w + 1): the first has two next edges, the second one."""
+    found = [i for i, a in dot.nodes.items() if "AddBackward0" in a["label"]]
+    assert len(found) == 2, dot.source
+    two, one = sorted(found, key=lambda i: -len(dot.out(i, style=None)))
+    return two, one
+
+
+# --- the picture of the seeds' example ------------------------------------------------------------
+
+def test_seed_example_has_exactly_the_expected_boxes_and_edges():
+    w, x, a, b, y = seed_graph()
+    dot = Dot(draw_graph(y, params={"w": w, "x": x}).source)
+
+    out, mul = dot.one("(1,)"), dot.one("MulBackward0")
+    leaf_w, leaf_x = dot.one("w\\n(1,)"), dot.one("x\\n(1,)")
+    add_wx, add_w1 = adds(dot)
+    acc = dot.with_label("AccumulateGrad")
+    assert len(dot.nodes) == 8 and len(acc) == 2
+    acc_w = next(i for i in acc if dot.out(i) == [leaf_w])
+    acc_x = next(i for i in acc if dot.out(i) == [leaf_x])
+    expected = {(out, mul), (mul, add_wx), (mul, add_w1), (add_wx, acc_w), (add_wx, acc_x),
+                (add_w1, acc_w), (acc_w, leaf_w), (acc_x, leaf_x)}
+    edges = [(a_, b_) for a_, b_, _ in dot.edges]
+    assert sorted(edges) == sorted(expected)  # each once, nothing else: `w + 1` has one next edge
+    # boxes are numbered n0, n1, ... as the graph is walked from the output, never by id()
+    assert sorted(dot.nodes, key=lambda i: int(i[1:])) == [f"n{i}" for i in range(8)]
+    assert out == "n0" and mul == "n1"
+
+
+def test_kinds_are_styled_and_told_apart_by_shape_and_colour():
+    w, x, a, b, y = seed_graph()
+    dot = Dot(draw_graph(y, params={"w": w, "x": x, "a": a}, show_saved=True).source)
+    assert dot.kind_of(dot.one("w\\n(1,)")) == "leaf"
+    assert dot.kind_of(dot.one("x\\n(1,)")) == "leaf"
+    assert dot.kind_of(dot.one("(1,)")) == "output"
+    assert dot.kind_of(dot.one("a\\n(1,)")) == "tensor"
+    assert dot.kind_of(dot.one("MulBackward0")) == "node"
+    assert all(dot.kind_of(i) == "node" for i in dot.with_label("AccumulateGrad"))
+    assert dot.kind_of(dot.one("self: a\\n(1,) = 3.")) == "saved"
+    # every pair of kinds differs in its fill colour and in its outline (shape, style, borders)
+    kinds = list(style.KINDS.values())
+    outline = [(k["shape"], k["style"], k.get("peripheries")) for k in kinds]
+    assert len({k["fillcolor"] for k in kinds}) == len(kinds)
+    assert len(set(outline)) == len(kinds)
+
+
+def test_legend_shows_the_kinds_drawn_and_can_be_turned_off():
+    w, x, a, b, y = seed_graph()
+    with_legend = draw_graph(y, params={"w": w, "x": x}).source
+    legend = with_legend.split("subgraph cluster_legend")[1]
+    for kind in ("output", "node", "leaf"):
+        assert f'legend_{kind} [label="{style.LEGEND_TEXT[kind]}"' in legend
+        assert all(f"{k}={v}" in legend or f'{k}="{v}"' in legend for k, v in style.KINDS[kind].items())
+    assert "legend_saved" not in legend  # nothing saved is drawn, so the legend does not list it
+    assert "legend_saved" in draw_graph(y, show_saved=True).source
+    assert "cluster_legend" not in draw_graph(y, legend=False).source
+
+
+def test_named_non_leaf_tensors_sit_beside_the_node_that_made_them():
+    w, x, a, b, y = seed_graph()
+    dot = Dot(draw_graph(y, params={"w": w, "x": x, "a": a, "b": b, "y": y}).source)
+    add_wx, add_w1 = adds(dot)
+    box_a, box_b = dot.one("a\\n(1,)"), dot.one("b\\n(1,)")
+    assert dot.out(box_a) == [add_wx] and dot.out(box_b) == [add_w1]
+    assert [e["style"] for s, _, e in dot.edges if s in (box_a, box_b)] == ["dotted", "dotted"]
+    for box, node in ((box_a, add_wx), (box_b, add_w1)):
+        assert re.search(rf"{{\s*rank=same\s*{node}\s*{box} \[", dot.source), "not on the Node's rank"
+    out = dot.one("y\\n(1,)")  # the output is named, once, and stays an output
+    assert dot.kind_of(out) == "output" and dot.out(out) == [dot.one("MulBackward0")]
+
+
+def test_names_given_as_pairs_like_named_parameters():
+    w, x, a, b, y = seed_graph()
+    pairs = iter([("w", w), ("x", x)])
+    assert draw_graph(y, pairs).source == draw_graph(y, {"w": w, "x": x}).source
+
+
+def test_several_outputs_in_one_picture():
+    w, x, a, b, y = seed_graph()
+    z = glasstorch.exp(a)
+    dot = Dot(draw_graph([y, z], params={"y": y, "z": z}).source)
+    assert dot.out(dot.one("y\\n(1,)")) == [dot.one("MulBackward0")]
+    assert dot.out(dot.one("z\\n(1,)")) == [dot.one("ExpBackward0")]
+    add_wx, _ = adds(dot)
+    assert dot.out(dot.one("ExpBackward0")) == [add_wx]  # z and y share a's Add
+    assert len(dot.with_label("AccumulateGrad")) == 2
+
+
+def test_same_nodes_and_order_as_real_pytorch():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed: the comparison is skipped")
+
+    def breadth_first_names(root) -> list[str]:
+        seen, queue = [root], [root]
+        while queue:
+            for node, _ in queue.pop(0).next_functions:
+                if node is not None and all(node is not s for s in seen):
+                    seen.append(node)
+                    queue.append(node)
+        return [type(node).__name__ for node in seen]  # name() says torch::autograd::AccumulateGrad
+
+    tw, tx = torch.tensor([1.0], requires_grad=True), torch.tensor([2.0], requires_grad=True)
+    ty = ((tw + tx) * (tw + 1)).exp().sum()
+    w, x, a, b, y = seed_graph()
+    gy = glasstorch.exp(y).sum()
+    dot = Dot(draw_graph(gy).source)
+    drawn = [dot.label(i) for i in dot.nodes if dot.kind_of(i) == "node"]
+    assert drawn == breadth_first_names(ty.grad_fn)
+
+
+# --- determinism ------------------------------------------------------------------------------
+
+def test_dot_is_identical_for_two_separately_built_graphs():
+    options = dict(show_saved=True, show_order=True, title="y")
+    first = seed_graph()
+    second = seed_graph()
+    one = draw_graph(first[4], {"w": first[0], "x": first[1], "a": first[2]}, **options).source
+    two = draw_graph(second[4], {"w": second[0], "x": second[1], "a": second[2]}, **options).source
+    assert one == two
+    w, x, a, b, y = first
+    for obj in (w, x, a, y, y.grad_fn, a.grad_fn, b.grad_fn, a.grad_fn._next[0]):
+        assert str(id(obj)) not in one and hex(id(obj)) not in one
+
+
+SCRIPT = """
+import glasstorch
+from glasstorch.viz import draw_graph
+w = glasstorch.tensor([1.], requires_grad=True); x = glasstorch.tensor([2.], requires_grad=True)
+a = glasstorch.add(w, x); b = glasstorch.add(w, 1); y = glasstorch.mul(a, b)
+print(draw_graph(y, params={"w": w, "x": x, "a": a}, show_saved=True, show_order=True).source, end="")
+"""
+
+
+def test_dot_is_identical_across_processes():
+    def run(hash_seed: str) -> str:
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed, PYTHONPATH=str(PACKAGE))
+        return subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True,
+                              check=True).stdout
+
+    w, x, a, b, y = seed_graph()
+    here = draw_graph(y, params={"w": w, "x": x, "a": a}, show_saved=True, show_order=True).source
+    assert run("1") == run("2") == here
+
+
+# --- options ------------------------------------------------------------------------------------
+
+def test_show_order_numbers_nodes_as_the_engine_runs_them():
+    w, x, a, b, y = seed_graph()
+    dot = Dot(draw_graph(y, params={"w": w, "x": x}, show_order=True).source)
+    order = execution_order([y.grad_fn])
+    position = {id(node): i for i, node in enumerate(order, 1)}
+    add_wx, add_w1 = adds(dot)
+    acc_w = next(i for i in dot.nodes if dot.out(i) == [dot.one("w\\n(1,)")])
+    acc_x = next(i for i in dot.nodes if dot.out(i) == [dot.one("x\\n(1,)")])
+    expected = {
+        dot.one(f"{position[id(y.grad_fn)]}: MulBackward0"): y.grad_fn,
+        add_wx: a.grad_fn, add_w1: b.grad_fn,
+        acc_w: y.grad_fn._next[0]._next[0], acc_x: a.grad_fn._next[1],
+    }
+    for box, node in expected.items():
+        assert dot.label(box) == f"{position[id(node)]}: {node.name()}"
+    assert dot.label(add_w1).startswith("2:")  # b's Add was created later, so it runs first
+    assert "1: " not in draw_graph(y).source
+
+
+def test_show_saved_shows_values_then_freed_after_backward():
+    w, x, a, b, y = seed_graph()
+    before = Dot(draw_graph(y, params={"a": a}, show_saved=True).source)
+    mul = before.one("MulBackward0")
+    saved = before.out(mul, style="dashed")
+    assert sorted(before.label(i) for i in saved) == ["other\\n(1,) = 2.", "self: a\\n(1,) = 3."]
+    assert all(before.kind_of(i) == "saved" for i in saved)
+    plain = Dot(draw_graph(y).source)
+    assert not any(plain.kind_of(i) == "saved" for i in plain.nodes)
+
+    y.backward(retain_graph=True)  # kept: still shown with values
+    assert draw_graph(y, params={"a": a}, show_saved=True).source == before.source
+    y.backward()
+    after = Dot(draw_graph(y, params={"a": a}, show_saved=True).source)
+    freed = after.out(after.one("MulBackward0"), style="dashed")
+    assert [after.label(i) for i in freed] == ["saved tensors\\nfreed"]
+    assert after.kind_of(freed[0]) == "saved" and "= 3." not in after.source
+
+
+def test_show_saved_names_a_saved_output_result():
+    x = glasstorch.tensor([0.0, 1.0], requires_grad=True)
+    e = glasstorch.exp(x)
+    dot = Dot(draw_graph(e, params={"e": e}, show_saved=True).source)
+    assert [dot.label(i) for i in dot.out(dot.one("ExpBackward0"), style="dashed")] == ["result: e\\n(2,)"]
+
+
+def test_hooks_and_retain_grad_are_marked():
+    w, x, a, b, y = seed_graph()
+    w.register_hook(lambda grad: None)
+    a.register_hook(lambda grad: None)
+    handle = a.register_hook(lambda grad: grad * 2)
+    b.retain_grad()  # b is not named: its mark goes on the Node that made it
+    y.retain_grad()
+    dot = Dot(draw_graph(y, params={"w": w, "x": x, "a": a}).source)
+    assert dot.kind_of(dot.one("w\\n(1,)\\n⚓ 1 hook")) == "leaf"
+    assert dot.kind_of(dot.one("a\\n(1,)\\n⚓ 2 hooks")) == "tensor"
+    assert dot.kind_of(dot.one("(1,)\\nretain_grad")) == "output"
+    _, add_w1 = adds(dot)
+    assert dot.label(add_w1) == "AddBackward0\\nretain_grad"
+    assert dot.with_label("x\\n(1,)") and dot.with_label("MulBackward0")  # no marks where none
+    handle.remove()
+    assert "a\\n(1,)\\n⚓ 1 hook" in draw_graph(y, params={"a": a}).source
+    plain = draw_graph(y, params={"w": w, "a": a}, show_hooks=False).source
+    assert "⚓" not in plain and "retain_grad" not in plain
+
+
+def chain(n: int):
+    x = glasstorch.tensor([0.5], requires_grad=True)
+    h = x
+    for i in range(n):
+        h = glasstorch.mul(h, 1.01) if i % 2 else glasstorch.sin(h)
+    return x, h
+
+
+def test_max_nodes_collapses_a_long_chain():
+    x, h = chain(200)  # 200 Nodes and x's AccumulateGrad
+    dot = Dot(draw_graph(h, params={"x": x}).source)
+    nodes = [i for i in dot.nodes if dot.kind_of(i) == "node"]
+    more = [i for i in dot.nodes if dot.kind_of(i) == "more"]
+    assert len(nodes) == 60 and len(more) == 1
+    assert dot.label(more[0]) == "… 141 more nodes\\n(max_nodes=60)"
+    assert [a for a, b, _ in dot.edges if b == more[0]] == [nodes[-1]]  # the chain runs into it
+    assert not dot.with_label("x\\n(1,)")  # the leaf is past the cut
+    small = Dot(draw_graph(h, max_nodes=5).source)
+    assert [small.label(i) for i in small.nodes if small.kind_of(i) == "more"] == ["… 196 more nodes\\n(max_nodes=5)"]
+    # a Node whose two inputs are both past the cut gets one edge into "… more", not two
+    u = glasstorch.mul(glasstorch.exp(x), glasstorch.sin(x))
+    cut = Dot(draw_graph(u, max_nodes=1, legend=False).source)
+    assert [(cut.label(a), cut.label(b)) for a, b, _ in cut.edges] == [
+        ("(1,)", "MulBackward0"), ("MulBackward0", "… 3 more nodes\\n(max_nodes=1)")]
+    full = Dot(draw_graph(h, params={"x": x}, max_nodes=1000).source)
+    assert sum(full.kind_of(i) == "node" for i in full.nodes) == 201
+    assert full.with_label("x\\n(1,)") and not any(full.kind_of(i) == "more" for i in full.nodes)
+
+
+def test_rankdir_and_title():
+    w, x, a, b, y = seed_graph()
+    assert "rankdir=TB" in draw_graph(y).source
+    source = draw_graph(y, rankdir="LR", title="y = (w + x) * (w + 1)").source
+    assert "rankdir=LR" in source and 'label="y = (w + x) * (w + 1)"' in source
+    with pytest.raises(ValueError, match="rankdir"):
+        draw_graph(y, rankdir="sideways")
+
+
+def test_bad_arguments_get_clear_errors():
+    w, x, a, b, y = seed_graph()
+    with pytest.raises(TypeError, match="a tensor or a list of tensors"):
+        draw_graph(3.0)
+    with pytest.raises(TypeError, match=r"params\['w'\] must be a tensor"):
+        draw_graph(y, params={"w": 1.0})
+    with pytest.raises(ValueError, match="max_nodes"):
+        draw_graph(y, max_nodes=0)
+
+
+def test_outputs_that_are_leaves_or_need_no_grad():
+    s = glasstorch.tensor(2.0, requires_grad=True)
+    dot = Dot(draw_graph(s, params={"s": s}, legend=False).source)
+    box = dot.one("s\\n()")
+    assert dot.kind_of(box) == "output" and dot.label(dot.out(box)[0]) == "AccumulateGrad"
+    constant = Dot(draw_graph(glasstorch.tensor([1.0, 2.0]), legend=False).source)
+    assert [constant.label(i) for i in constant.nodes] == ["(2,)\\nrequires_grad=False"]
+
+
+def test_make_dot_has_torchviz_signature():
+    w, x, a, b, y = seed_graph()
+    assert make_dot(y, params={"w": w, "x": x}).source == draw_graph(y, params={"w": w, "x": x}).source
+    assert make_dot(y, show_saved=True).source == draw_graph(y, show_saved=True).source
+    dot = Dot(make_dot(y, show_attrs=True).source)
+    _, add_w1 = adds(dot)
+    assert dot.label(add_w1) == "AddBackward0\\nalpha: 1\\nself_shape: (1,)\\nother_shape: ()"
+    assert "alpha: 1" not in make_dot(y).source
+    scaled = glasstorch.add(w, x, alpha=1.23456789)
+    assert "alpha: 1.23456789\\n" in make_dot(scaled, show_attrs=True).source
+    short = make_dot(scaled, show_attrs=True, max_attr_chars=6).source
+    assert "alpha: 1.2...\\nself_shape: (1,)" in short  # long values are cut, short ones kept
+
+
+# --- the picture object -------------------------------------------------------------------------
+
+def test_repr_is_short_and_deterministic():
+    w, x, a, b, y = seed_graph()
+    picture = draw_graph(y)
+    assert isinstance(picture, GraphPicture)
+    assert repr(picture) == "<GraphPicture: autograd graph of 5 Nodes, 2 leaves>"
+    assert repr(draw_graph(chain(200)[1])) == "<GraphPicture: autograd graph of 201 Nodes, 1 leaf, 60 drawn>"
+
+
+@needs_dot
+def test_mimebundle_has_the_svg_and_the_dot_source():
+    w, x, a, b, y = seed_graph()
+    picture = draw_graph(y, params={"w": w, "x": x})
+    bundle = picture._repr_mimebundle_()
+    assert bundle["text/plain"] == picture.source
+    svg = bundle["image/svg+xml"]
+    assert svg.lstrip().startswith("<?xml") and svg.rstrip().endswith("</svg>")
+    assert ">MulBackward0</text>" in svg
+    assert set(picture._repr_mimebundle_(exclude=["image/svg+xml"])) == {"text/plain"}
+
+
+def test_mimebundle_without_dot_is_the_source_with_a_hint(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no `dot` to be found
+    w, x, a, b, y = seed_graph()
+    picture = draw_graph(y)
+    bundle = picture._repr_mimebundle_()
+    assert set(bundle) == {"text/plain"}
+    assert bundle["text/plain"] == NO_DOT_HINT + "\n" + picture.source
+    assert "\n" not in NO_DOT_HINT and "install Graphviz" in NO_DOT_HINT
+
+
+@needs_dot
+def test_save_writes_png_and_svg(tmp_path):
+    w, x, a, b, y = seed_graph()
+    picture = draw_graph(y, params={"w": w, "x": x})
+    png = picture.save(tmp_path / "seed.png")
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    svg = picture.save(tmp_path / "seed.picture", format="svg")
+    assert "<svg" in svg.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="unknown picture format"):
+        picture.save(tmp_path / "seed.xyz")
+
+
+def test_style_is_one_consistent_palette():
+    # dark text on every fill, so the boxes read on light and dark pages alike
+    assert style.NODE_ATTRS["fontcolor"] == style.TEXT
+    for kind in style.KINDS.values():
+        assert kind["style"].count("filled") == 1
+        fill = int(kind["fillcolor"][1:], 16)
+        assert min(fill >> 16, (fill >> 8) & 255, fill & 255) >= 0xB0, f"{kind} fill is not light"
+        assert kind["color"] != kind["fillcolor"]  # a visible border
