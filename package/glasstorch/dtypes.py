@@ -134,6 +134,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 
 def _promote_numpy(a: dtype, b: dtype) -> np.dtype:
+    # Across categories the higher one wins as it is: int64 with float32 is float32 in PyTorch
+    # (numpy would widen to float64 to hold every int64 exactly).
+    if a._category != b._category:
+        return (a if a._category > b._category else b).numpy_dtype
     # float16 with bfloat16 is float32 in PyTorch; numpy/ml_dtypes agree except for this pair.
     if {a, b} == {float16, bfloat16}:
         return np.dtype(np.float32)

@@ -1,0 +1,98 @@
+"""The map of the course: every chapter, grouped by part, with an arrow for "builds on".
+
+Chapter 00 draws it with ``chapter_map()``. The list below is the syllabus (``SYLLABUS.md``) in
+data form; the picture uses the palette of ``glasstorch.viz.style`` and is a ``GraphPicture``, so
+Jupyter shows it and nbval compares its DOT source, which is the same on every machine.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Chapter(NamedTuple):
+    number: str   # the notebook's prefix in book/: "02"
+    title: str
+    part: int     # 0 for the welcome, then Parts I, II, III
+
+
+PARTS = {
+    1: "Part I: tensors and autograd",
+    2: "Part II: nn.Module internals",
+    3: "Part III: building and training networks",
+}
+
+CHAPTERS = (  # titles wrapped by hand ("\n"), so that the map fits a notebook's width
+    Chapter("00", "Welcome", 0),
+    Chapter("01", "Tensors", 1),
+    Chapter("02", "The computational\ngraph", 1),
+    Chapter("03", "Backward:\nthe engine", 1),
+    Chapter("04", "Hooks on tensors,\nretain_grad,\nautograd.grad", 1),
+    Chapter("05", "detach, no_grad,\ndynamic graphs", 1),
+    Chapter("06", "Parameters and\nModule.__init__", 2),
+    Chapter("07", "Walking the\nmodule tree", 2),
+    Chapter("08", "apply, _apply,\ndtypes and modes", 2),
+    Chapter("09", "Module hooks\nand __call__", 2),
+    Chapter("10", "state_dict and\ncheckpoints", 2),
+    Chapter("11", "Layers and the\nfunctional twin", 3),
+    Chapter("12", "Optimizers and\nschedules", 3),
+    Chapter("13", "Capstone:\na digit classifier", 3),
+)
+
+# (earlier, later): the later chapter builds on the earlier one.
+BUILDS_ON = (
+    ("00", "01"),
+    ("01", "02"),
+    ("02", "03"),
+    ("03", "04"),
+    ("03", "05"),
+    ("02", "06"),   # a Parameter is a leaf tensor
+    ("06", "07"),
+    ("07", "08"),
+    ("05", "08"),   # init under no_grad
+    ("06", "09"),
+    ("04", "09"),   # module hooks are built from tensor hooks
+    ("07", "10"),   # state_dict walks the tree with dotted prefixes
+    ("08", "11"),   # Dropout and BatchNorm follow train()/eval()
+    ("03", "12"),   # optimizers read .grad
+    ("10", "12"),   # ... and have a state_dict
+    ("11", "13"),
+    ("12", "13"),
+    ("09", "13"),
+)
+
+# Each part takes the colours (not the shapes) of one kind of the viz palette.
+_PART_COLOURS = {0: "more", 1: "leaf", 2: "tensor", 3: "output"}
+
+
+def chapter_map(rankdir: str = "TB"):
+    """The chapters as a graph: a box per chapter inside a frame per part, an arrow from each
+    chapter to those that build on it. Returns a ``glasstorch.viz.GraphPicture``."""
+    import graphviz
+
+    from ..viz import style
+    from ..viz.picture import GraphPicture
+
+    graph_attrs = dict(style.GRAPH_ATTRS, rankdir=rankdir, ranksep="0.4", nodesep="0.2")
+    dot = graphviz.Digraph("chapters", graph_attr=graph_attrs, node_attr=style.NODE_ATTRS,
+                           edge_attr=style.EDGE_ATTRS)
+
+    def box(graph, chapter: Chapter) -> None:
+        colours = style.KINDS[_PART_COLOURS[chapter.part]]
+        label = f"{chapter.number}  {chapter.title}".replace("\n", "\\n")
+        graph.node(f"c{chapter.number}", label, shape="box", style="rounded,filled",
+                   fillcolor=colours["fillcolor"], color=colours["color"])
+
+    for chapter in CHAPTERS:
+        if chapter.part == 0:
+            box(dot, chapter)
+    for part, title in PARTS.items():
+        with dot.subgraph(name=f"cluster_part{part}") as cluster:
+            cluster.attr(label=title, style="rounded,filled", fillcolor=style.LEGEND_FILL,
+                         color=style.LEGEND_BORDER, fontcolor=style.TEXT, labelloc="t")
+            for chapter in CHAPTERS:
+                if chapter.part == part:
+                    box(cluster, chapter)
+    for earlier, later in BUILDS_ON:
+        dot.edge(f"c{earlier}", f"c{later}")
+    summary = f"chapter map: {len(CHAPTERS)} chapters in {len(PARTS)} parts, {len(BUILDS_ON)} arrows"
+    return GraphPicture(dot, summary)
