@@ -12,7 +12,7 @@ Where to read what (each file names the PyTorch file it mirrors):
     viz/               pictures of the autograd graph
 """
 from . import dtypes
-from ._tensor import Size, Tensor, device, is_tensor
+from ._tensor import LEGACY_TENSOR_TYPES, Size, Tensor, device, is_tensor
 from .dtypes import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half,
                      int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
 from .dtypes import promote_types, result_type as _result_type
@@ -27,6 +27,9 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .utils import hooks as _hooks  # noqa: F401
 
 __version__ = "0.1.0"
+
+# the legacy per-dtype types: glasstorch.FloatTensor, glasstorch.LongTensor, ...
+globals().update(LEGACY_TENSOR_TYPES)
 
 
 def result_type(tensor1, tensor2) -> dtype:

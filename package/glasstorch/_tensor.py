@@ -118,14 +118,7 @@ class Tensor:
     __array_priority__ = 1000  # numpy_scalar * tensor -> Tensor.__rmul__, not numpy's
 
     def __new__(cls, *args: Any) -> "Tensor":
-        if len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)):
-            data = args[0]._data if isinstance(args[0], Tensor) else args[0]
-            array = np.array(data, dtype=np.float32)
-        elif all(isinstance(a, (builtins.int, np.integer)) for a in args):
-            array = np.zeros(args if args else (0,), dtype=np.float32)  # PyTorch leaves it uninitialised
-        else:
-            raise TypeError(f"new(): invalid arguments {args!r}: expected data or sizes")
-        return _wrap(array, cls)
+        return _wrap(_legacy_data(args, np.float32), cls)
 
     # --- the eight attributes -----------------------------------------------------------
     @property
@@ -165,7 +158,7 @@ class Tensor:
                 "var_no_grad = var.detach()."
             )
         if value and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         self._requires_grad = builtins.bool(value)
 
     @property
@@ -276,9 +269,13 @@ class Tensor:
         return builtins.bool(self._data.reshape(()))
 
     def __float__(self) -> builtins.float:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return builtins.float(self.item())
 
     def __int__(self) -> builtins.int:
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return builtins.int(self.item())
 
     def __index__(self) -> builtins.int:
@@ -385,6 +382,10 @@ class Tensor:
 
     # --- autograd ---------------------------------------------------------------------------
     def requires_grad_(self, requires_grad: builtins.bool = True) -> "Tensor":
+        if requires_grad and not self.dtype.is_floating_point:  # (PyTorch's wording differs from the setter's)
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if requires_grad and self.grad_fn is not None:
+            return self  # a non-leaf requires grad already: PyTorch accepts this as a no-op
         self.requires_grad = requires_grad
         return self
 
@@ -454,10 +455,44 @@ class Tensor:
         return result
 
 
+def _legacy_data(args: tuple, np_dtype: Any) -> np.ndarray:
+    """What the legacy constructors build: ``Tensor(data)`` or ``Tensor(*sizes)``, in one dtype."""
+    if len(args) == 1 and not isinstance(args[0], (builtins.int, np.integer)):
+        data = args[0]._data if isinstance(args[0], Tensor) else args[0]
+        return np.array(data, dtype=np_dtype)
+    if all(isinstance(a, (builtins.int, np.integer)) for a in args):
+        return np.zeros(args if args else (0,), dtype=np_dtype)  # PyTorch leaves it uninitialised
+    raise TypeError(f"new(): invalid arguments {args!r}: expected data or sizes")
+
+
+class _LegacyTensorType(type):
+    """``glasstorch.LongTensor`` and friends: PyTorch's old per-dtype tensor types. Calling one
+    builds a tensor of that dtype; ``isinstance(t, glasstorch.LongTensor)`` checks the dtype."""
+
+    dtype: _dtypes.dtype
+
+    def __call__(cls, *args: Any) -> Tensor:
+        return _wrap(_legacy_data(args, cls.dtype.numpy_dtype))
+
+    def __instancecheck__(cls, obj: Any) -> builtins.bool:
+        return isinstance(obj, Tensor) and obj.dtype is cls.dtype
+
+    def __repr__(cls) -> str:
+        return f"<class 'glasstorch.{cls.__name__}'>"
+
+
+LEGACY_TENSOR_TYPES = {
+    d.legacy_name: _LegacyTensorType(d.legacy_name, (), {"dtype": d, "__module__": "glasstorch"})
+    for d in _dtypes.ALL_DTYPES
+}
+
+
 def _wrap(data: np.ndarray, cls: type = Tensor) -> Tensor:
     """A new tensor around ``data``, with no history: the fast path every op uses."""
     tensor = object.__new__(cls)
-    tensor._data = data
+    # numpy gives a scalar, not an array, for a function of a 0-d array (np.exp(np.array(1.0))):
+    # a tensor always holds an array, which in-place ops can write into
+    tensor._data = data if type(data) is np.ndarray else np.asarray(data)
     tensor._version_counter = VersionCounter()
     return tensor
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, promoted, records, reduce_grad_to, shape_of
+from ._util import attach, broadcast_error, promoted, records, reduce_grad_to, shape_of
 from .shape import unsqueeze, view_of
 
 
@@ -87,7 +87,8 @@ _TAKE_NODES = {
 
 def _take(input: Tensor, key: Any, name: str) -> Tensor:
     """``input[key]`` for one elementary key, recorded under PyTorch's Node name."""
-    values = input._data[key]
+    # a trailing ... makes numpy return a 0-d view where it would copy a scalar: x[0, 0] shares x's memory
+    values = input._data[key + (Ellipsis,) if type(key) is tuple and name != "IndexBackward0" else key]
     out = _wrap(values.copy()) if name == "IndexBackward0" else view_of(input, values)
     if records(input):
         node = _TAKE_NODES.get(name.replace("BackwardBackward0", "Backward0"), SelectBackward0)(input)
@@ -99,7 +100,8 @@ def _take(input: Tensor, key: Any, name: str) -> Tensor:
 # --- tensor[key] ----------------------------------------------------------------------------
 def _is_advanced(key: Any) -> bool:
     items = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(k, (list, np.ndarray, Tensor)) and not _is_scalar_index(k) for k in items)
+    # a Python bool is advanced too: x[True] adds a dim of size 1, x[False] one of size 0 (numpy agrees)
+    return any(isinstance(k, (list, np.ndarray, Tensor, bool)) and not _is_scalar_index(k) for k in items)
 
 
 def _is_scalar_index(k: Any) -> bool:
@@ -111,6 +113,8 @@ def _as_numpy_key(key: Any) -> Any:
     if isinstance(key, tuple):
         return tuple(_as_numpy_key(k) for k in key)
     if isinstance(key, Tensor):
+        if key._data.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return int(key._data) if _is_scalar_index(key) else key._data
     if isinstance(key, list):
         return np.asarray([k.item() if isinstance(k, Tensor) else k for k in key])
@@ -121,11 +125,37 @@ def getitem(input: Tensor, key: Any) -> Tensor:
     key = _as_numpy_key(key)
     _check_bounds(input, key)
     if _is_advanced(key):
-        return _take(input, key, "IndexBackward0")
+        return _advanced_index(input, key if isinstance(key, tuple) else (key,))
+    if isinstance(key, slice) and input._data.ndim:  # PyTorch records x[:] as a slice, x[:, :] as an alias
+        return _take(input, key, "SliceBackward0")
     return _basic_index(input, key if isinstance(key, tuple) else (key,))
 
 
-def _basic_index(input: Tensor, items: tuple) -> Tensor:
+def _advanced_index(input: Tensor, items: tuple) -> Tensor:
+    """As PyTorch: the integers, slices and None of the key are applied first, as views (a Python
+    bool is a None, then a mask of one element), and the tensors and lists then index the result,
+    recorded as one IndexBackward0. numpy counts the integers as advanced indices instead, which
+    orders the result's dims differently in cases such as x[1, :, [0, 1]]."""
+    basic, rest = [], []
+    for item in items:
+        if isinstance(item, bool):
+            basic.append(None)
+            rest.append(np.array([item]))
+        elif isinstance(item, np.ndarray):
+            basic.extend([slice(None)] * (item.ndim if item.dtype == np.bool_ else 1))
+            rest.append(item)
+        elif isinstance(item, (int, np.integer)):
+            basic.append(item)
+        elif item is Ellipsis:
+            basic.append(item)
+            rest.append(item)
+        else:  # a slice or None
+            basic.append(item)
+            rest.append(slice(None))
+    return _take(_basic_index(input, tuple(basic), alias=False), tuple(rest), "IndexBackward0")
+
+
+def _basic_index(input: Tensor, items: tuple, alias: bool = True) -> Tensor:
     """Apply integers, slices, None and ... one dim at a time, as a chain of views."""
     if input._data.ndim == 0 and items and items[0] is not Ellipsis and items[0] is not None:
         raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
@@ -139,12 +169,14 @@ def _basic_index(input: Tensor, items: tuple) -> Tensor:
         elif item is None:
             out, dim, changed = unsqueeze(out, dim), dim + 1, True
         elif isinstance(item, slice):
-            if item != slice(None):
+            size = out._data.shape[dim]
+            # PyTorch records no slice from 0 (as written: not -size) to the end with step 1
+            if not (item.start in (None, 0) and item.indices(size)[1:] == (size, 1)):
                 out, changed = _take(out, (slice(None),) * dim + (item,), "SliceBackward0"), True
             dim += 1
         else:  # an integer: select removes the dim
             out, changed = _take(out, (slice(None),) * dim + (int(item),), "SelectBackward0"), True
-    if not changed:  # x[:] or x[...]: a new view of the whole tensor
+    if not changed and alias:  # x[:, :] or x[...]: a new view of the whole tensor
         out = _take(input, Ellipsis, "AliasBackward0")
     return out
 
@@ -152,18 +184,50 @@ def _basic_index(input: Tensor, items: tuple) -> Tensor:
 def _check_bounds(input: Tensor, key: Any) -> None:
     items = key if isinstance(key, tuple) else (key,)
     dim = 0
-    for item in items:
+    for position, item in enumerate(items):
         if item is None:
             continue
         if item is Ellipsis:
             after = items[next(i for i, k in enumerate(items) if k is Ellipsis) + 1:]
             dim = input._data.ndim - sum(1 for k in after if k is not None)
             continue
-        if isinstance(item, (int, np.integer)) and not isinstance(item, bool) and dim < input._data.ndim:
+        if isinstance(item, bool):
+            continue  # adds a dim, like None
+        if isinstance(item, slice):
+            if item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            if item.step is not None and item.step < 0:
+                raise ValueError("step must be greater than zero")  # no negative steps in PyTorch
+        elif isinstance(item, np.ndarray):
+            if item.dtype.kind not in "iub":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            if item.dtype == np.bool_:
+                _check_mask(input, item, dim)
+                dim += item.ndim
+                continue
+        elif not isinstance(item, (int, np.integer)):
+            kind = type(item).__name__ if type(item).__module__ == "builtins" else f"{type(item).__module__}.{type(item).__name__}"
+            raise IndexError(
+                f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices (got {kind})"
+            )
+        elif dim < input._data.ndim:
             size = input._data.shape[dim]
             if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
+                # PyTorch's message names the item's position in the key, which is the dim unless
+                # a None or ... comes before it
+                raise IndexError(f"index {item} is out of bounds for dimension {position} with size {size}")
         dim += 1
+
+
+def _check_mask(input: Tensor, mask: np.ndarray, dim: int) -> None:
+    """A bool mask must have the shape of the dims it covers."""
+    shape = input._data.shape
+    for i, n in enumerate(mask.shape):
+        if dim + i >= len(shape) or shape[dim + i] != n:
+            raise IndexError(
+                f"The shape of the mask {list(mask.shape)} at index {i} does not match the shape of the indexed tensor "
+                f"{list(shape)} at index {dim + i}"
+            )
 
 
 # --- tensor[key] = value --------------------------------------------------------------------
@@ -182,20 +246,42 @@ class CopySlices(Node):
         return grad_self, grad_value
 
 
+class IndexPutBackward0(CopySlices):
+    """``self[key] = value`` with an advanced key (a bool mask, a list, a tensor): PyTorch calls
+    ``index_put_`` here, and ``CopySlices`` only for keys made of integers and slices."""
+
+
+def _without_leading_ones(shape: tuple) -> tuple:
+    """PyTorch drops a value's leading dims of size 1 before writing it (``x[0] = t`` works for a
+    ``t`` of shape [1, 3] when ``x[0]`` has shape [3])."""
+    start = 0
+    while start < len(shape) and shape[start] == 1:
+        start += 1
+    return tuple(shape[start:])
+
+
 def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     """Out of place: a copy of ``input`` with ``value`` written at ``key`` (what ``setitem`` records)."""
     key = _as_numpy_key(key)
     (values,) = promoted(input)
     values = values.copy()
+    if isinstance(value, Tensor) and value._data.ndim and value._data.shape[0] == 1:
+        value = value.view(_without_leading_ones(value._data.shape))  # a recorded view, as in PyTorch
     try:
         values[key] = value._data if isinstance(value, Tensor) else value
     except ValueError:
+        slot = values[key].shape
+        if isinstance(value, Tensor) and not _is_advanced(key):
+            from .shape import expand
+
+            expand(value.detach(), slot)  # PyTorch copies into the slot, and its expand says what is wrong
         raise RuntimeError(
-            f"shape mismatch: value tensor of shape {list(shape_of(value))} cannot be broadcast to indexing result"
+            f"shape mismatch: value tensor of shape {list(shape_of(value))} cannot be broadcast to indexing result "
+            f"of shape {list(slot)}"
         ) from None
     out = _wrap(values)
     if records(input, value):
-        node = CopySlices(input, value)
+        node = (IndexPutBackward0 if _is_advanced(key) else CopySlices)(input, value)
         node.key, node.self_shape, node.value_shape = key, input._data.shape, shape_of(value)
         attach(out, node)
     return out
@@ -220,6 +306,13 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     try:
         out = _wrap(np.asarray(np.where(condition._data, x, y)))
     except ValueError:
+        shapes = [condition._data.shape, shape_of(input), shape_of(other)]
+        for i, first in enumerate(shapes):  # PyTorch names the first pair that clashes
+            for second in shapes[i + 1:]:
+                try:
+                    np.broadcast_shapes(first, second)
+                except ValueError:
+                    raise broadcast_error(first, second) from None
         raise RuntimeError("where: the condition, input and other shapes cannot be broadcast together") from None
     if records(input, other):
         node = WhereBackward0(input, other)
