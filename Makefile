@@ -1,0 +1,69 @@
+# glasstorch — the commands. Each target first runs tools/setup_env.py, which creates .venv,
+# installs what the target needs and makes sure Graphviz's `dot` exists (fast when nothing changed).
+#
+#   make lab     JupyterLab on the book          make test    the whole test suite
+#   make book    the HTML book in _build/html    make bench   the benchmarks
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+SETUP  := $(PYTHON) tools/setup_env.py
+
+LAB_ARGS    ?=
+PYTEST_ARGS ?=
+SPHINX_ARGS ?=
+BENCH_ARGS  ?=
+
+# debugpy (inside ipykernel) warns on stderr about frozen modules; in a notebook that warning is an
+# output nbval would compare.
+export PYDEVD_DISABLE_FILE_VALIDATION := 1
+
+# Jupyter refuses to run as root unless told to (containers, CI machines).
+ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
+
+.DEFAULT_GOAL := help
+.PHONY: help setup lab book test bench clean distclean
+
+help:
+	@echo "glasstorch — PyTorch's internals, opened up"
+	@echo
+	@echo "  make lab        open the book in JupyterLab (extra options: LAB_ARGS='--port 8899')"
+	@echo "  make book       execute every chapter and build the HTML book into _build/html/ (SPHINX_ARGS=...)"
+	@echo "  make test       run the tests and every notebook (extra options: PYTEST_ARGS='-k tensor')"
+	@echo "  make bench      run the benchmarks (benchmarks/run.py; options: BENCH_ARGS=...)"
+	@echo "  make setup      only create/update the environment in $(VENV)"
+	@echo "  make clean      remove _build and caches (keeps $(VENV))"
+	@echo "  make distclean  clean, and remove $(VENV) too"
+	@echo
+	@echo "Needs Python 3.10+ as '$(PYTHON)' (override: make test PYTHON=python3.12) and Graphviz's 'dot'."
+
+setup:
+	@$(SETUP) course
+
+lab:
+	@$(SETUP) course
+	$(BIN)/jupyter lab --notebook-dir=. --LabApp.default_url=/lab/tree/book $(ALLOW_ROOT) $(LAB_ARGS)
+
+# -E: read (and so execute) every chapter, even those unchanged since the last build: the package
+# they import may have changed. -W --keep-going: every warning is an error, all reported in one run.
+book:
+	@$(SETUP) course book
+	$(BIN)/python -m sphinx -b html -E -W --keep-going -d _build/doctrees book _build/html $(SPHINX_ARGS)
+	@echo
+	@echo "The book: $(CURDIR)/_build/html/index.html"
+
+test:
+	@$(SETUP) course test
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench:
+	@$(SETUP) course
+	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis .jupyter_cache test-artifacts package/*.egg-info
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
+		| xargs -0 rm -rf
+
+distclean: clean
+	rm -rf $(VENV)

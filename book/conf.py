@@ -1,0 +1,43 @@
+"""Sphinx configuration of the glasstorch book (built by `make book` into _build/html).
+
+The book must build and display with no network: no CDN at build time or when reading it.
+Math uses the MathJax copy shipped by sphinx-mathjax-offline; tests/test_book_offline.py checks
+the built HTML references nothing remote.
+"""
+
+project = "glasstorch"
+author = "the glasstorch authors"
+copyright = "the glasstorch authors"
+html_title = "glasstorch — PyTorch's internals, opened up"
+
+extensions = [
+    "myst_nb",                 # reads and executes the .ipynb chapters (and .md pages)
+    "sphinx-mathjax-offline",  # copies MathJax 3 into _static/mathjax and points mathjax_path at it
+]
+
+# Math as JupyterLab writes it: $...$, $$...$$ and bare \begin{align} blocks.
+myst_enable_extensions = ["dollarmath", "amsmath"]
+
+root_doc = "index"
+exclude_patterns = ["_build", "**.ipynb_checkpoints", "exercises", "Thumbs.db", ".DS_Store"]
+
+# Every chapter is executed afresh during the build, so the book shows what the code does today.
+nb_execution_mode = "force"
+nb_execution_raise_on_error = True   # a failing cell fails the build
+nb_execution_show_tb = True          # ...and prints the traceback
+nb_execution_timeout = 600           # seconds per cell: generous for 2-core machines
+nb_execution_excludepatterns = ["_build/*", "**/.ipynb_checkpoints/*"]
+nb_execution_in_temp = False         # run in book/ so chapters can read files next to them
+nb_merge_streams = True              # one stdout block per cell, as in JupyterLab
+
+# Where the MathJax copy lives, relative to _static (sphinx-mathjax-offline sets the same value;
+# stating it here keeps the choice visible). MathJax 3 loads its fonts and extensions next to it.
+mathjax_path = "mathjax/tex-chtml.js"
+
+html_theme = "sphinx_book_theme"
+html_theme_options = {
+    "show_toc_level": 2,
+    "use_download_button": True,
+    "home_page_in_toc": False,  # the sidebar title already links home
+}
+html_show_sourcelink = False

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Create or update the project's virtual environment in .venv (called by every Makefile target).
+
+    python3 tools/setup_env.py [EXTRA ...]      e.g.  python3 tools/setup_env.py book test
+
+The `course` extra (JupyterLab, ipykernel, ...) is always installed; `book` and `test` are added on request.
+
+What it does, in order:
+  1. makes sure Graphviz's `dot` program exists (the book draws autograd graphs with it): when it is
+     missing and we are root on a system with apt-get, installs Debian's `graphviz`; otherwise stops
+     with the install command for apt, brew, conda and winget;
+  2. creates .venv with `python -m venv` if it does not exist;
+  3. installs this package editable with the requested extras (`pip install -e .[course,...]`);
+  4. registers the Jupyter kernel `glasstorch` inside .venv (the book's notebooks name it).
+
+It is idempotent and fast when nothing changed: a stamp file in .venv records a hash of
+pyproject.toml and the extras installed, and steps 2-4 are skipped while they still match.
+
+Environment: GLASSTORCH_NO_APT=1 never runs apt-get (only reports what to install).
+Only the standard library is used, so it runs on any Python >= 3.10 before anything is installed.
+"""
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import NoReturn, Optional
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+STAMP = VENV / "glasstorch-setup.json"
+KERNEL_NAME = "glasstorch"
+KERNEL_DISPLAY_NAME = "Python (glasstorch)"
+KNOWN_EXTRAS = ("course", "book", "test")
+MIN_PYTHON = (3, 10)
+
+DOT_HELP = """\
+glasstorch draws autograd graphs with Graphviz, but its `dot` program was not found on PATH.
+Install Graphviz with one of these, then run the command again:
+  Debian/Ubuntu:     sudo apt-get update && sudo apt-get install -y --no-install-recommends graphviz
+  macOS (Homebrew):  brew install graphviz
+  conda:             conda install -c conda-forge graphviz
+  Windows:           winget install --id Graphviz.Graphviz   (then open a new terminal so PATH is updated)
+"""
+
+
+def say(message: str) -> None:
+    print(f"[setup] {message}", flush=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    print(f"[setup] ERROR: {message}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+def run(*cmd: str, env: Optional[dict] = None) -> None:
+    say("$ " + " ".join(cmd))
+    result = subprocess.run(cmd, env=env)
+    if result.returncode != 0:
+        fail(f"command failed with exit code {result.returncode}: {' '.join(cmd)}", result.returncode)
+
+
+def ensure_dot() -> None:
+    if shutil.which("dot"):
+        return
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    apt_allowed = os.environ.get("GLASSTORCH_NO_APT", "") in ("", "0")
+    if is_root and apt_allowed and shutil.which("apt-get"):
+        say("Graphviz's `dot` is missing; installing Debian's graphviz package with apt-get")
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        run("apt-get", "update", env=env)
+        run("apt-get", "install", "-y", "--no-install-recommends", "graphviz", env=env)
+        if shutil.which("dot"):
+            return
+        fail("apt-get installed graphviz but `dot` is still not on PATH.\n" + DOT_HELP)
+    fail(DOT_HELP)
+
+
+def venv_python() -> Path:
+    if os.name == "nt":
+        return VENV / "Scripts" / "python.exe"
+    return VENV / "bin" / "python"
+
+
+def ensure_venv() -> None:
+    if venv_python().exists():
+        return
+    say(f"creating the virtual environment {VENV}")
+    result = subprocess.run([sys.executable, "-m", "venv", str(VENV)])
+    if result.returncode != 0:
+        fail(
+            "`python -m venv` failed. On Debian/Ubuntu the venv module is a separate package:\n"
+            "  sudo apt-get install -y python3-venv\n"
+            "then delete .venv and run the command again."
+        )
+
+
+def read_stamp() -> dict:
+    try:
+        return json.loads(STAMP.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def kernel_installed() -> bool:
+    return (VENV / "share" / "jupyter" / "kernels" / KERNEL_NAME / "kernel.json").exists()
+
+
+def main(argv: list) -> int:
+    if sys.version_info < MIN_PYTHON:
+        fail(
+            f"glasstorch needs Python {'.'.join(map(str, MIN_PYTHON))} or newer, this is "
+            f"{sys.version.split()[0]} ({sys.executable}).\n"
+            "Run make with a newer interpreter, e.g.  make test PYTHON=python3.11"
+        )
+    extras = {"course"}  # every target needs JupyterLab's kernel machinery; book/test add to it
+    for arg in argv:
+        for extra in filter(None, arg.split(",")):
+            if extra not in KNOWN_EXTRAS:
+                fail(f"unknown extra {extra!r}; known: {', '.join(KNOWN_EXTRAS)}")
+            extras.add(extra)
+
+    ensure_dot()
+
+    pyproject_hash = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    stamp = read_stamp()
+    if (
+        venv_python().exists()
+        and stamp.get("pyproject_sha256") == pyproject_hash
+        and extras <= set(stamp.get("extras", []))
+        and kernel_installed()
+    ):
+        return 0  # nothing changed: the fast path
+
+    ensure_venv()
+    # Keep what an earlier run installed: asking for [test] after [book] must not drop book's packages
+    # from the stamp (pip never uninstalls them anyway).
+    wanted = sorted(extras | set(stamp.get("extras", [])))
+    target = str(ROOT) + (f"[{','.join(wanted)}]" if wanted else "")
+    python = str(venv_python())
+    run(python, "-m", "pip", "install", "--disable-pip-version-check", "-e", target)
+    # The notebooks name the kernel `glasstorch`; --sys-prefix keeps the registration inside .venv.
+    run(python, "-m", "ipykernel", "install", "--sys-prefix",
+        "--name", KERNEL_NAME, "--display-name", KERNEL_DISPLAY_NAME)
+
+    STAMP.write_text(json.dumps({"pyproject_sha256": pyproject_hash, "extras": wanted}, indent=2) + "\n")
+    say(f"environment ready: {VENV} (extras: {', '.join(wanted) or 'none'})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
