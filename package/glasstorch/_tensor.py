@@ -163,7 +163,8 @@ class Tensor:
 
     @property
     def grad(self) -> "Tensor | None":
-        if self.grad_fn is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
+            # (backward(inputs=[non_leaf]) fills a non-leaf's .grad: then PyTorch does not warn)
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -422,7 +423,7 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
-            return self.grad_fn.register_prehook(hook)
+            return self.grad_fn._register_tensor_prehook(hook)
         from .utils.hooks import RemovableHandle
 
         if self._backward_hooks is None:

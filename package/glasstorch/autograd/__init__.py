@@ -20,6 +20,20 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
            "is_grad_enabled", "graph", "Node"]
 
 
+def gradcheck(*args: Any, **kwargs: Any) -> bool:
+    """``torch.autograd.gradcheck``: see ``glasstorch.testing.gradcheck``."""
+    from ..testing.gradcheck import gradcheck as check
+
+    return check(*args, **kwargs)
+
+
+def gradgradcheck(*args: Any, **kwargs: Any) -> bool:
+    """``torch.autograd.gradgradcheck``: see ``glasstorch.testing.gradgradcheck``."""
+    from ..testing.gradcheck import gradgradcheck as check
+
+    return check(*args, **kwargs)
+
+
 def _as_tuple(value: Any) -> tuple:
     if value is None:
         return ()
@@ -78,10 +92,10 @@ def backward(
 ) -> None:
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
     outputs = _as_tuple(tensors)
+    roots = _root_nodes(outputs)  # first, as PyTorch: an output that needs no grad is the error to report
     grads = _root_grads(outputs, _as_tuple(grad_tensors if grad_tensors is not None else grad_variables))
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _root_nodes(outputs)
     input_tensors = _as_tuple(inputs)
     if not input_tensors:
         execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph)
@@ -118,20 +132,20 @@ def grad(
     input_tensors = _as_tuple(inputs)
     if allow_unused is None:
         allow_unused = materialize_grads
+    roots = _root_nodes(outputs)
     grads = _root_grads(outputs, _as_tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
-    roots = _root_nodes(outputs)
     targets = [_input_node(t) for t in input_tensors]
     captured = execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
                        capture=targets, accumulate=False)
     result = []
-    for tensor, node in zip(input_tensors, targets):
+    for index, (tensor, node) in enumerate(zip(input_tensors, targets)):
         found = captured.get(node)
         if found is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {index} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:

@@ -102,6 +102,8 @@ def _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph)
         for hook in tuple(node._pre_hooks.values()):
             result = hook(grad)
             if result is not None:
+                if result.shape != grad.shape:
+                    raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
                 grad = result
     if node._retain_grad_ref is not None:
         _retain_grad(node, grad)

@@ -20,10 +20,17 @@ class BackwardCFunction(Node):
     _forward_cls: type
 
     def __init__(self, *inputs: Any) -> None:
-        super().__init__(*inputs)
-        self.needs_input_grad = tuple(edge is not None for edge in self._next)
+        # as in PyTorch, only tensor arguments get an edge; ``backward`` returns one gradient per
+        # argument, so remember where the tensors were
+        self._tensor_positions = tuple(i for i, value in enumerate(inputs) if hasattr(value, "_data"))
+        super().__init__(*(inputs[i] for i in self._tensor_positions))
+        edges = dict(zip(self._tensor_positions, self._next))
+        self.needs_input_grad = tuple(edges.get(i) is not None for i in range(len(inputs)))
         self.materialize_grads = True
         self._non_differentiable = ()
+
+    def __repr__(self) -> str:
+        return f"<glasstorch.autograd.function.{self.name()} object at {hex(id(self))}>"
 
     def save_for_backward(self, *tensors: Any) -> None:  # noqa: D102 - PyTorch's ctx API
         super().save_for_backward(*tensors)
@@ -41,11 +48,12 @@ class BackwardCFunction(Node):
         grads = self._forward_cls.backward(self, grad)
         if not isinstance(grads, tuple):
             grads = (grads,)
-        if len(grads) != len(self._next):
+        expected = len(self.needs_input_grad)
+        if len(grads) != expected:
             raise RuntimeError(
-                f"function {self.name()} returned an incorrect number of gradients (expected {len(self._next)}, got {len(grads)})"
+                f"function {self.name()} returned an incorrect number of gradients (expected {expected}, got {len(grads)})"
             )
-        return tuple(g if edge is not None else None for g, edge in zip(grads, self._next))
+        return tuple(grads[i] if edge is not None else None for i, edge in zip(self._tensor_positions, self._next))
 
 
 class Function:

@@ -154,9 +154,14 @@ class Node:
     def needs_input_grad(self, i: int) -> bool:
         return self._next[i] is not None
 
+    def __call__(self, grad: "Tensor") -> tuple:
+        """``grad_fn(grad)`` runs this Node's backward by hand, as in PyTorch."""
+        return self.backward(grad)
+
     # --- hooks ----------------------------------------------------------------------------
-    def register_prehook(self, fn: Callable) -> Any:
-        """A hook called with the gradient of this Node's output before ``backward`` runs."""
+    def _register_tensor_prehook(self, fn: Callable) -> Any:
+        """A hook of the output *tensor* (``tensor.register_hook``): called with its gradient
+        before ``backward`` runs; a returned tensor replaces the gradient."""
         from ..utils.hooks import RemovableHandle
 
         if self._pre_hooks is None:
@@ -164,6 +169,16 @@ class Node:
         handle = RemovableHandle(self._pre_hooks)
         self._pre_hooks[handle.id] = fn
         return handle
+
+    def register_prehook(self, fn: Callable) -> Any:
+        """PyTorch's Node pre-hook: ``fn(grad_outputs)`` gets a tuple of gradients (here: one)
+        and may return a replacement tuple."""
+
+        def on_tensor_grad(grad: "Tensor") -> "Tensor | None":
+            result = fn((grad,))
+            return None if result is None else result[0]
+
+        return self._register_tensor_prehook(on_tensor_grad)
 
 
 class AccumulateGrad(Node):
@@ -186,6 +201,9 @@ class AccumulateGrad(Node):
     def _pre_hooks(self) -> dict | None:
         # A leaf's hooks live on the leaf, which outlives this Node: the engine reads them here.
         return self.variable._backward_hooks
+
+    def _register_tensor_prehook(self, fn: Callable) -> Any:
+        return self.variable.register_hook(fn)
 
     def backward(self, grad: "Tensor") -> tuple:
         variable = self.variable
