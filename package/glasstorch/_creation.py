@@ -134,7 +134,11 @@ def _float_dtype(dtype: Any) -> Any:
 
 
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_size(size), _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
+    try:
+        shape = _size(size)
+    except RuntimeError:  # PyTorch's zeros has its own message; the other factories say "negative dimension"
+        raise RuntimeError("zeros: Dimension size must be non-negative.") from None
+    return _finish(np.zeros(shape, _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -143,7 +147,7 @@ def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool 
 
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """PyTorch leaves the memory uninitialised; glasstorch fills it with zeros (reproducible)."""
-    return zeros(*size, dtype=dtype, device=device, requires_grad=requires_grad)
+    return _finish(np.zeros(_size(size), _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,

@@ -232,8 +232,14 @@ class Tensor:
     def is_contiguous(self) -> bool:
         return builtins.bool(self._data.flags.c_contiguous)
 
-    def contiguous(self) -> "Tensor":
-        return self  # glasstorch keeps no strides of its own; numpy copes with any layout
+    def contiguous(self, memory_format: Any = None) -> "Tensor":
+        """Itself if its memory is laid out row by row, else a row-by-row copy (recorded as
+        ``CloneBackward0``, as in PyTorch): ``x.t().contiguous().view(-1)`` works."""
+        if self._data.flags.c_contiguous:
+            return self
+        from .ops.conversion import clone
+
+        return clone(self)
 
     def __len__(self) -> int:
         if self._data.ndim == 0:

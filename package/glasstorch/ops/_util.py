@@ -49,15 +49,18 @@ def promoted(*operands: Any, floating: bool = False) -> tuple:
         result = dtypes.get_default_dtype()
     target = result.numpy_dtype
     values = [data_of(v) for v in operands]
+    if target == _BFLOAT16:  # numpy's bfloat16 (ml_dtypes) turns bfloat16 * 2.5 into float32: give it a bfloat16 number
+        values = [v if isinstance(v, np.ndarray) else np.asarray(v, target) for v in values]
     return tuple(v.astype(target) if isinstance(v, np.ndarray) and v.dtype != target else v for v in values)
+
+
+_BFLOAT16 = dtypes.bfloat16.numpy_dtype
 
 
 def _needs_promotion(x: Any, y: Any, floating: bool) -> bool:
     """False in the common cases where numpy already computes in PyTorch's result dtype: two
     arrays of one dtype, a bool mask with another array, or an array and a Python number of the
     same or a lower category."""
-    if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype is y.dtype and not floating:
-        return False  # the commonest case first: one dtype on both sides
     if isinstance(x, np.ndarray):
         kind = _category(x.dtype)
         if isinstance(y, np.ndarray):
@@ -65,10 +68,10 @@ def _needs_promotion(x: Any, y: Any, floating: bool) -> bool:
             same = x.dtype == y.dtype or y.dtype == np.bool_ or x.dtype == np.bool_
             kind = max(kind, _category(y.dtype))
         else:
-            same = _python_category(y) <= kind
+            same = _python_category(y) <= kind and x.dtype != _BFLOAT16
     elif isinstance(y, np.ndarray):
         kind = _category(y.dtype)
-        same = _python_category(x) <= kind
+        same = _python_category(x) <= kind and y.dtype != _BFLOAT16
     else:
         return True
     return not same or (floating and kind < 2)
@@ -112,15 +115,38 @@ def apply_binary(ufunc: Any, a: Any, b: Any, *, floating: bool = False, quiet: b
     where inf and nan are ordinary results (1/0, (-1)**0.5): PyTorch returns them silently."""
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
+    if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype is y.dtype and not floating:
+        # the commonest case first: two tensors of one dtype, nothing to convert
+        try:
+            return _quietly(ufunc, x, y) if quiet else np.asarray(ufunc(x, y))
+        except ValueError:
+            raise broadcast_error(x.shape, y.shape) from None
+    low = _half_with_number(x, y) if ufunc is np.multiply or ufunc is np.true_divide else None
+    if low is not None:
+        # PyTorch's mul and div compute float16/bfloat16 times a Python number in float32 and round
+        # once (add, sub and pow round the number to the tensor's dtype first, as numpy does)
+        with np.errstate(all="ignore"):
+            return np.asarray(ufunc(x.astype(np.float32) if isinstance(x, np.ndarray) else x,
+                                    y.astype(np.float32) if isinstance(y, np.ndarray) else y)).astype(low)
     if _needs_promotion(x, y, floating):
         x, y = promoted(a, b, floating=floating)
     try:
-        if quiet:
-            with np.errstate(all="ignore"):
-                return np.asarray(ufunc(x, y))
-        return np.asarray(ufunc(x, y))
+        return _quietly(ufunc, x, y) if quiet else np.asarray(ufunc(x, y))
     except ValueError:
         raise broadcast_error(shape_of(a), shape_of(b)) from None
+
+
+def _quietly(ufunc: Any, x: Any, y: Any) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return np.asarray(ufunc(x, y))
+
+
+def _half_with_number(x: Any, y: Any) -> Any:
+    """The dtype of a float16 or bfloat16 array paired with a number, else None."""
+    if isinstance(x, np.ndarray) == isinstance(y, np.ndarray):
+        return None
+    array = x if isinstance(x, np.ndarray) else y
+    return array.dtype if array.dtype == np.float16 or array.dtype == _BFLOAT16 else None
 
 
 def reduce_grad_to(grad: Tensor, shape: tuple) -> Tensor:
@@ -143,4 +169,8 @@ def normalize_dims(dim: Any, ndim: int) -> tuple:
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         return (_normalize_dim(int(dim), ndim),)
-    return tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))
+    dims = tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))
+    if len(set(dims)) != len(dims):
+        repeated = next(d for d in dims if dims.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return dims

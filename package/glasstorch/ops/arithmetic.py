@@ -60,6 +60,11 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input - alpha * other``."""
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
     if _is_bool(input) or _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with a bool tensor is not supported. "
@@ -76,6 +81,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``: what ``2 - x`` calls."""
+    if _is_bool(input):
+        return sub(other, input, alpha=alpha)  # PyTorch's error for a bool tensor
     out = _wrap(apply_binary(np.subtract, other, input if alpha == 1 else _scale_value(input, alpha)))
     if records(input):
         node = RsubBackward1(input)
@@ -237,6 +244,8 @@ class PowBackward2(Node):
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     if not isinstance(input, Tensor):
         return _scalar_pow(input, exponent)
+    if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "biu":
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
     out = _wrap(apply_binary(np.power, input, exponent, quiet=True))
     if records(input, exponent):
         if isinstance(exponent, Tensor):

@@ -136,6 +136,12 @@ def _advanced_index(input: Tensor, items: tuple) -> Tensor:
     bool is a None, then a mask of one element), and the tensors and lists then index the result,
     recorded as one IndexBackward0. numpy counts the integers as advanced indices instead, which
     orders the result's dims differently in cases such as x[1, :, [0, 1]]."""
+    basic, rest = _split_advanced(items)
+    return _take(_basic_index(input, basic, alias=False), rest, "IndexBackward0")
+
+
+def _split_advanced(items: tuple) -> tuple:
+    """An advanced key as (the basic items to apply first, the key for what they give)."""
     basic, rest = [], []
     for item in items:
         if isinstance(item, bool):
@@ -152,7 +158,7 @@ def _advanced_index(input: Tensor, items: tuple) -> Tensor:
         else:  # a slice or None
             basic.append(item)
             rest.append(slice(None))
-    return _take(_basic_index(input, tuple(basic), alias=False), tuple(rest), "IndexBackward0")
+    return tuple(basic), tuple(rest)
 
 
 def _basic_index(input: Tensor, items: tuple, alias: bool = True) -> Tensor:
@@ -260,6 +266,20 @@ def _without_leading_ones(shape: tuple) -> tuple:
     return tuple(shape[start:])
 
 
+def _advanced_target(values: np.ndarray, key: Any) -> tuple:
+    basic, rest = _split_advanced(key if isinstance(key, tuple) else (key,))
+    return values[basic + (Ellipsis,)], rest  # the basic items give a view of values
+
+
+def _index_put_only(key: Any) -> bool:
+    """Is ``x[key] = v`` an index_put_ on x itself? (PyTorch: IndexPutBackward0.) With integers,
+    slices or None in the key it writes through a view of x instead (PyTorch: CopySlices)."""
+    if not _is_advanced(key):
+        return False
+    basic, _ = _split_advanced(key if isinstance(key, tuple) else (key,))
+    return all(item is Ellipsis or item == slice(None) for item in basic)
+
+
 def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     """Out of place: a copy of ``input`` with ``value`` written at ``key`` (what ``setitem`` records)."""
     key = _as_numpy_key(key)
@@ -267,10 +287,12 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     values = values.copy()
     if isinstance(value, Tensor) and value._data.ndim and value._data.shape[0] == 1:
         value = value.view(_without_leading_ones(value._data.shape))  # a recorded view, as in PyTorch
+    # an advanced key writes where getitem reads, with PyTorch's order of the dims (see _advanced_index)
+    target, where = (values, key) if not _is_advanced(key) else _advanced_target(values, key)
     try:
-        values[key] = value._data if isinstance(value, Tensor) else value
+        target[where] = value._data if isinstance(value, Tensor) else value
     except ValueError:
-        slot = values[key].shape
+        slot = target[where].shape
         if isinstance(value, Tensor) and not _is_advanced(key):
             from .shape import expand
 
@@ -281,7 +303,7 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
         ) from None
     out = _wrap(values)
     if records(input, value):
-        node = (IndexPutBackward0 if _is_advanced(key) else CopySlices)(input, value)
+        node = (IndexPutBackward0 if _index_put_only(key) else CopySlices)(input, value)
         node.key, node.self_shape, node.value_shape = key, input._data.shape, shape_of(value)
         attach(out, node)
     return out

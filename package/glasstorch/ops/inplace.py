@@ -72,6 +72,8 @@ def apply_inplace(tensor: Tensor, out_of_place: Callable, *args: Any, **kwargs: 
 
 def _rebase_history(tensor: Tensor, grad_fn: Node) -> None:
     """The tensor now comes out of ``grad_fn``; a retained gradient moves along with it."""
+    if tensor._retains_grad and tensor.grad_fn is not None:
+        tensor.grad_fn._retain_grad_ref = None  # retained once, at the new Node only
     tensor.grad_fn, tensor._requires_grad = grad_fn, True
     if tensor._retains_grad:
         tensor._retains_grad = False
@@ -159,8 +161,8 @@ class ZeroBackward0(Node):
         return (grad * 0,)
 
 
-class FillBackward0(ZeroBackward0):
-    pass
+class FillBackward2(ZeroBackward0):
+    """PyTorch's name for the Node of ``fill_(number)`` (``FillBackward0`` is out-of-place ``fill``)."""
 
 
 def _filled(input: Tensor, value: Any, node_class: type) -> Tensor:
@@ -176,7 +178,7 @@ def zero_(tensor: Tensor) -> Tensor:
 
 def fill_(tensor: Tensor, value: Any) -> Tensor:
     value = value.item() if isinstance(value, Tensor) else value
-    return apply_inplace(tensor, _filled, value, FillBackward0)
+    return apply_inplace(tensor, _filled, value, FillBackward2)
 
 
 class CopyBackwards(Node):
@@ -185,7 +187,7 @@ class CopyBackwards(Node):
     def backward(self, grad: Tensor) -> tuple:
         return (
             grad * 0 if self.needs_input_grad(0) else None,
-            reduce_grad_to(grad, self.src_shape).to(self.src_dtype) if self.needs_input_grad(1) else None,
+            reduce_grad_to(grad.to(self.src_dtype), self.src_shape) if self.needs_input_grad(1) else None,
         )
 
 

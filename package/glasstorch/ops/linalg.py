@@ -6,7 +6,10 @@ for a product of matrices. ``matmul`` dispatches on the inputs' dimensions as Py
 matrix, and anything with more dimensions is a batched product that broadcasts the batch dims.
 
 Simplified: PyTorch computes a batched product by reshaping it into ``bmm`` or ``mm`` calls, so its
-graph shows ``UnsafeViewBackward0``/``BmmBackward0``; glasstorch records one ``MatmulBackward0``.
+graph shows ``UnsafeViewBackward0``/``BmmBackward0`` (``CloneBackward0`` on top for 2-D @ 3-D);
+glasstorch records one ``MatmulBackward0``. For 1-D @ 2-D both unsqueeze, ``mm`` and squeeze, but
+PyTorch's squeeze is an internal overload (``SqueezeBackward4``) where glasstorch's is
+``squeeze(dim)`` (``SqueezeBackward1``).
 """
 from __future__ import annotations
 

@@ -118,9 +118,11 @@ class SigmoidBackward0(Node):
 
 def sigmoid(input: Tensor) -> Tensor:
     data = floating_data(input)
+    # float16 and bfloat16 are computed in float32 and rounded once, as PyTorch does
+    work = data.astype(np.float32) if data.dtype.itemsize < 4 else data
     # 1 / (1 + exp(-x)) overflows for very negative x; this form never does
     with np.errstate(over="ignore"):
-        values = np.where(data >= 0, 1 / (1 + np.exp(-np.abs(data))), np.exp(-np.abs(data)) / (1 + np.exp(-np.abs(data))))
+        values = np.where(work >= 0, 1 / (1 + np.exp(-np.abs(work))), np.exp(-np.abs(work)) / (1 + np.exp(-np.abs(work))))
     return _unary(input, values.astype(data.dtype, copy=False), SigmoidBackward0, save_output=True)
 
 
@@ -156,10 +158,10 @@ def _inside(data: np.ndarray, low: Any, high: Any) -> np.ndarray:
 
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
     if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("glasstorch.clamp: At least one of 'min' or 'max' must not be None")
     min, max = _number(min), _number(max)
     target = dtypes.result_type(input, *(b for b in (min, max) if b is not None)).numpy_dtype
-    values = np.clip(input._data.astype(target, copy=False), min, max)
+    values = np.clip(input._data.astype(target, copy=False), min, max).astype(target, copy=False)  # (bfloat16 clips to float32)
     out = _unary(input, values, ClampBackward1, save_input=True)
     if out.grad_fn is not None:
         out.grad_fn.min, out.grad_fn.max = min, max

@@ -95,6 +95,11 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {input.dtype.legacy_name.replace('Tensor', '')}"
         )
+    if dtype is not None and not dtypes.canonical(dtype).is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
+            f"complex dtype. Got: {dtypes.canonical(dtype).legacy_name.replace('Tensor', '')}"
+        )
     dims, full = _reduce_args(input, dim)
     data = input._data if dtype is None else input._data.astype(dtypes.canonical(dtype).numpy_dtype)
     out = _wrap(np.asarray(data.mean(axis=dims, keepdims=keepdim), dtype=data.dtype))
@@ -214,6 +219,13 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 def _amax_amin(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
     ndim = input._data.ndim
     dims = tuple(range(ndim)) if dim is None or dim == () else normalize_dims(dim, ndim)
+    name = "amax" if largest else "amin"
+    if input._data.size == 0 and (dim is None or dim == ()):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+    for d in dims:
+        if input._data.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     reduce = np.max if largest else np.min
     out = _wrap(np.asarray(reduce(input._data, axis=dims, keepdims=keepdim)))
     if records(input):
@@ -254,7 +266,8 @@ class VarBackward0(Node):
     def backward(self, grad: Tensor) -> tuple:
         (self_,) = self.saved_tensors
         centred = self_ - self_.mean(self.dims, keepdim=True)
-        scale = 2.0 / (self.count - self.correction)
+        degrees = builtins.max(0, self.count - self.correction)
+        scale = 2.0 / degrees if degrees else float("inf")  # PyTorch: inf, and so a nan gradient
         return (_restore_dims(grad, self.dims, self.keepdim) * centred * scale,)
 
 

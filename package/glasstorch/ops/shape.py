@@ -44,6 +44,11 @@ class UnsafeViewBackward0(ViewBackward0):
 
 def _reshape_values(input: Tensor, shape: tuple, *, copy_allowed: bool) -> np.ndarray:
     data = input._data
+    for i, n in enumerate(shape):  # numpy would read any negative size as -1
+        if n < -1:
+            raise RuntimeError(f"invalid shape dimension {n} at index {i} of shape {list(shape)}")
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
     try:
         return np.reshape(data, shape, copy=None if copy_allowed else False)
     except ValueError as error:
@@ -62,8 +67,13 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     is_view = np.shares_memory(values, input._data) if values.size else True
     out = view_of(input, values) if is_view else _wrap(values)
     if records(input):
+        self_shape = input._data.shape
+        if not is_view:  # PyTorch copies first, then views the copy: UnsafeViewBackward0 <- CloneBackward0
+            from .conversion import CloneBackward0
+
+            input = attach(_wrap(input._data), CloneBackward0(input))
         node = (ViewBackward0 if is_view else UnsafeViewBackward0)(input)
-        node.self_shape = input._data.shape
+        node.self_shape = self_shape
         attach(out, node)
     return out
 
@@ -223,6 +233,9 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
             f"provided ({len(sizes)}) must be greater or equal to the number of dimensions in the tensor ({len(shape)})"
         )
     target = list(sizes)
+    for i in range(lead):
+        if sizes[i] < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({sizes[i]}) isn't allowed in a leading, non-existing dimension {i}")
     for i, have in enumerate(shape):
         want = sizes[lead + i]
         if want == -1:
@@ -261,7 +274,7 @@ class CatBackward0(Node):
 def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("glasstorch.cat(): expected a non-empty list of Tensors")
     from ._util import promoted
 
     arrays = promoted(*tensors)

@@ -16,3 +16,6 @@ def real_torch() -> ModuleType | None:
         return importlib.import_module("torch")
     except ImportError:
         return None
+
+
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
