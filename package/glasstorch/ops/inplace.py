@@ -85,15 +85,9 @@ def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callabl
     """``tensor = ufunc(tensor, other)`` straight into the tensor's memory when nothing is recorded."""
     if records(tensor, other):
         return apply_inplace(tensor, out_of_place, other, **kwargs)
-    result = dtypes.result_type(tensor, other)
-    if ufunc is np.true_divide and not result.is_floating_point:
-        result = dtypes.get_default_dtype()
-    if result is not tensor.dtype and result._category > tensor.dtype._category:
-        raise RuntimeError(
-            f"result type {result.legacy_name.replace('Tensor', '')} can't be cast to the desired output type "
-            f"{tensor.dtype.legacy_name.replace('Tensor', '')}"
-        )
     value = data_of(other)
+    if not (isinstance(value, np.ndarray) and value.dtype == tensor._data.dtype):  # else: same dtype, nothing to check
+        _check_castable(tensor, other, ufunc)
     alpha = kwargs.get("alpha", 1)
     if alpha != 1:
         value = value * alpha
@@ -106,6 +100,18 @@ def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callabl
         ) from None
     tensor._version_counter.value += 1
     return tensor
+
+
+def _check_castable(tensor: Tensor, other: Any, ufunc: Any) -> None:
+    """PyTorch refuses an in-place op whose result would not fit the tensor's dtype (float into int)."""
+    result = dtypes.result_type(tensor, other)
+    if ufunc is np.true_divide and not result.is_floating_point:
+        result = dtypes.get_default_dtype()
+    if result is not tensor.dtype and result._category > tensor.dtype._category:
+        raise RuntimeError(
+            f"result type {result.legacy_name.replace('Tensor', '')} can't be cast to the desired output type "
+            f"{tensor.dtype.legacy_name.replace('Tensor', '')}"
+        )
 
 
 def add_(tensor: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
