@@ -137,14 +137,14 @@ class Node:
     def saved_tensors(self) -> tuple:
         if self._saved is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        return tuple(v.unpack(self) if isinstance(v, SavedTensor) else v for v in self._saved)
+        return tuple([v.unpack(self) if type(v) is SavedTensor else v for v in self._saved])
 
     def release_variables(self) -> None:
         """Free what was saved: called by the engine after backward unless retain_graph=True."""
         if self._saved:
             for value in self._saved:
-                if isinstance(value, SavedTensor):
-                    value.release()
+                if type(value) is SavedTensor:
+                    value.tensor = value.data = None  # SavedTensor.release(), inlined: hot path
             self._saved = None
 
     # --- the backward computation ----------------------------------------------------------

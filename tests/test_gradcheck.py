@@ -1,0 +1,823 @@
+"""Every differentiable op of glasstorch, checked against central finite differences in float64.
+
+``glasstorch.testing.gradcheck`` compares the Jacobian autograd computes (one backward per output
+element) with the one finite differences measure, so every expected value here comes from
+evaluating the forward function, never from the backward formula under test. Shapes come from
+hypothesis, including broadcasting for binary ops; values stay away from the points where an op
+is not differentiable (0 for abs/relu, the bounds of clamp, ties for max/min, non-positive inputs
+of log/sqrt).
+
+Families: the checker itself, arithmetic, elementwise functions, matrix products, reductions,
+shapes, indexing, in-place ops, user-defined Functions and second derivatives (gradgradcheck).
+``TestChecksCanFail`` breaks backward formulas on purpose and shows the checks catch it.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
+
+import glasstorch as gt
+from glasstorch.autograd import Function
+from glasstorch.testing import GradcheckError, gradcheck, gradgradcheck
+
+FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SEEDS = st.integers(0, 2**32 - 1)
+SHAPES = array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)
+NONEMPTY_DIMS = array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3)
+PAIRS = mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3)
+
+
+# --- values that keep away from non-differentiable points ------------------------------------
+def _away_from(values: np.ndarray, points: tuple, gap: float = 0.1) -> np.ndarray:
+    for point in points:
+        close = np.abs(values - point) < gap
+        values = np.where(close, values + 2 * gap, values)
+    return values
+
+
+def values_of(shape: tuple, rng: np.random.Generator, kind: str = "any") -> np.ndarray:
+    """``any``: standard normal; ``positive``: in [0.5, 2]; ``nonzero``: |v| >= 0.2;
+    ``clamp``: away from +-0.5; ``distinct``: pairwise at least 0.15 apart (no ties);
+    ``odd``/``even``: near odd/even multiples of 0.1, so an odd and an even never tie."""
+    n = int(np.prod(shape, dtype=np.int64))
+    if kind == "any":
+        values = rng.standard_normal(shape)
+    elif kind == "positive":
+        values = rng.uniform(0.5, 2.0, shape)
+    elif kind == "nonzero":
+        values = rng.uniform(0.2, 1.5, shape) * rng.choice([-1.0, 1.0], shape)
+    elif kind == "clamp":
+        values = _away_from(rng.uniform(-1.0, 1.0, shape), (-0.5, 0.5))
+    elif kind == "distinct":
+        values = (rng.permutation(n) * 0.25 - n / 8 + rng.uniform(-0.05, 0.05, n)).reshape(shape)
+    elif kind in ("odd", "even"):
+        steps = 2 * rng.integers(-8, 8, shape) + (kind == "odd")
+        values = steps * 0.1 + rng.uniform(-0.02, 0.02, shape)
+    else:
+        raise ValueError(kind)
+    return np.asarray(values, dtype=np.float64)
+
+
+def leaf(shape: tuple, rng: np.random.Generator, kind: str = "any") -> gt.Tensor:
+    return gt.tensor(values_of(shape, rng, kind), dtype=gt.float64, requires_grad=True)
+
+
+@st.composite
+def shrunk_to(draw: Callable, shape: tuple) -> tuple:
+    """A shape that broadcasts *up to* ``shape`` (fewer leading dims, some sizes 1)."""
+    kept = draw(st.integers(0, len(shape)))
+    return tuple(draw(st.sampled_from((n, 1))) for n in shape[len(shape) - kept:])
+
+
+def check(func: Callable, *inputs: gt.Tensor, **tolerances: float) -> None:
+    assert gradcheck(func, inputs, **tolerances)
+
+
+# =============================================================================================
+class TestGradcheckItself:
+    """The checker must accept right gradients and reject wrong ones with a clear message."""
+
+    class WrongSquare(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, grad):
+            (x,) = ctx.saved_tensors
+            return grad * x  # should be 2 * x * grad
+
+    class WrongShape(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.sum()
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad.reshape(1)  # a gradient of the wrong shape
+
+    def test_accepts_a_correct_gradient(self):
+        x = gt.tensor([[1.0, -2.0], [0.5, 3.0]], dtype=gt.float64, requires_grad=True)
+        assert gradcheck(lambda t: (t * t).sum(1), (x,)) is True
+
+    def test_a_wrong_gradient_raises_naming_the_input_and_showing_both_jacobians(self):
+        x = gt.tensor([1.0, 2.0, 3.0], dtype=gt.float64, requires_grad=True)
+        w = gt.tensor([0.5, 0.5, 0.5], dtype=gt.float64, requires_grad=True)
+        with pytest.raises(GradcheckError, match="with respect to input 1") as info:
+            gradcheck(lambda a, b: a + self.WrongSquare.apply(b), (x, w))
+        message = str(info.value)
+        assert "numerical" in message and "analytical" in message
+        assert "1. " in message and "0.5" in message  # d(b*b)/db = 2b = 1 measured, b = 0.5 claimed
+        assert isinstance(info.value, RuntimeError)
+
+    def test_raise_exception_false_returns_false(self):
+        x = gt.tensor([1.0, 2.0], dtype=gt.float64, requires_grad=True)
+        assert gradcheck(self.WrongSquare.apply, (x,), raise_exception=False) is False
+        assert gradcheck(self.WrongShape.apply, (x,), raise_exception=False) is False
+        assert gradgradcheck(lambda t: self.WrongSquare.apply(t) * t, (x,), raise_exception=False) is False
+
+    def test_a_gradient_of_the_wrong_shape_is_an_error(self):
+        x = gt.tensor([1.0, 2.0], dtype=gt.float64, requires_grad=True)
+        with pytest.raises(GradcheckError, match="incorrect size"):
+            gradcheck(self.WrongShape.apply, (x,))
+
+    def test_float32_inputs_are_refused_with_pytorchs_phrase(self):
+        x = gt.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(ValueError, match="requires gradient and is not a double precision floating point"):
+            gradcheck(lambda t: t * 2, (x,))
+
+    def test_needs_an_input_that_requires_grad(self):
+        x = gt.tensor([1.0, 2.0], dtype=gt.float64)
+        with pytest.raises(ValueError, match="at least one input tensor to require gradient"):
+            gradcheck(lambda t: t * 2, (x,))
+
+    def test_an_output_cut_from_the_graph_must_not_depend_on_the_input(self):
+        x = gt.tensor([1.0, 2.0], dtype=gt.float64, requires_grad=True)
+        with pytest.raises(GradcheckError, match="expected to be zero"):
+            gradcheck(lambda t: (t * 3).detach(), (x,))
+
+    def test_non_tensor_arguments_pass_through_and_inputs_are_restored(self):
+        x = gt.tensor([1.0, 2.0, 3.0], dtype=gt.float64, requires_grad=True)
+        before = x.detach().numpy().copy()
+        assert gradcheck(lambda t, k: t ** k, (x, 3))
+        np.testing.assert_array_equal(x.detach().numpy(), before)
+
+    def test_gradgradcheck_catches_a_backward_that_is_not_differentiable(self):
+        class DetachedSquare(Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x * x
+
+            @staticmethod
+            def backward(ctx, grad):
+                (x,) = ctx.saved_tensors
+                return grad * 2 * x.detach()  # right first derivative, no second derivative
+
+        x = gt.tensor([1.0, -2.0], dtype=gt.float64, requires_grad=True)
+        assert gradcheck(DetachedSquare.apply, (x,))
+        with pytest.raises(GradcheckError, match="mismatch"):
+            gradgradcheck(DetachedSquare.apply, (x,))
+
+
+# =============================================================================================
+# name: (function, kind of values)
+UNARY = {
+    "neg": (lambda x: -x, "any"),
+    "neg_fn": (gt.neg, "any"),
+    "abs": (lambda x: x.abs(), "nonzero"),
+    "abs_fn": (gt.abs, "nonzero"),
+    "exp": (lambda x: x.exp(), "any"),
+    "log": (lambda x: x.log(), "positive"),
+    "sqrt": (lambda x: x.sqrt(), "positive"),
+    "sin": (lambda x: x.sin(), "any"),
+    "cos": (lambda x: x.cos(), "any"),
+    "tanh": (lambda x: x.tanh(), "any"),
+    "sigmoid": (lambda x: x.sigmoid(), "any"),
+    "relu": (lambda x: x.relu(), "nonzero"),
+    "clamp": (lambda x: x.clamp(-0.5, 0.5), "clamp"),
+    "clamp_min": (lambda x: gt.clamp(x, min=-0.5), "clamp"),
+    "clamp_max": (lambda x: x.clamp(max=0.5), "clamp"),
+    "pow_int": (lambda x: x ** 3, "any"),
+    "pow_half": (lambda x: x ** 0.5, "positive"),
+    "pow_negative": (lambda x: x ** -2, "nonzero"),
+    "pow_zero": (lambda x: x ** 0, "any"),
+    "add_number": (lambda x: x + 2.5, "any"),
+    "radd_number": (lambda x: 2.5 + x, "any"),
+    "sub_number": (lambda x: x - 2.5, "any"),
+    "rsub_number": (lambda x: 2.5 - x, "any"),
+    "mul_number": (lambda x: x * -1.5, "any"),
+    "rmul_number": (lambda x: -1.5 * x, "any"),
+    "div_number": (lambda x: x / 4.0, "any"),
+    "rdiv_number": (lambda x: 3.0 / x, "nonzero"),
+    "rpow_number": (lambda x: 2.0 ** x, "any"),
+    "rpow_fraction": (lambda x: 0.5 ** x, "any"),
+    "pow_fn_number": (lambda x: gt.pow(x, 2), "any"),
+}
+
+
+class TestElementwise:
+    @pytest.mark.parametrize("name", UNARY)
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_unary(self, name, shape, seed):
+        func, kind = UNARY[name]
+        check(func, leaf(shape, np.random.default_rng(seed), kind))
+
+
+# name: (function, kind of first input, kind of second input)
+BINARY = {
+    "add": (lambda x, y: x + y, "any", "any"),
+    "add_alpha": (lambda x, y: gt.add(x, y, alpha=2.5), "any", "any"),
+    "sub": (lambda x, y: x - y, "any", "any"),
+    "sub_alpha": (lambda x, y: x.sub(y, alpha=-0.5), "any", "any"),
+    "mul": (lambda x, y: x * y, "any", "any"),
+    "div": (lambda x, y: x / y, "any", "nonzero"),
+    "pow": (lambda x, y: x ** y, "positive", "any"),
+    "maximum": (gt.maximum, "odd", "even"),
+    "minimum": (lambda x, y: x.minimum(y), "odd", "even"),
+    "max_of_two": (lambda x, y: gt.max(x, y), "odd", "even"),
+}
+
+
+class TestArithmetic:
+    @pytest.mark.parametrize("name", BINARY)
+    @FEW
+    @given(shapes=PAIRS, seed=SEEDS)
+    def test_binary_with_broadcasting(self, name, shapes, seed):
+        func, kind_x, kind_y = BINARY[name]
+        rng = np.random.default_rng(seed)
+        shape_x, shape_y = shapes.input_shapes
+        check(func, leaf(shape_x, rng, kind_x), leaf(shape_y, rng, kind_y))
+
+    @pytest.mark.parametrize("name", ["add", "mul", "div", "pow"])
+    @FEW
+    @given(shapes=PAIRS, seed=SEEDS)
+    def test_binary_when_only_one_side_requires_grad(self, name, shapes, seed):
+        func, kind_x, kind_y = BINARY[name]
+        rng = np.random.default_rng(seed)
+        shape_x, shape_y = shapes.input_shapes
+        x, y = leaf(shape_x, rng, kind_x), leaf(shape_y, rng, kind_y)
+        check(func, x, y.detach())
+        check(func, x.detach(), y)
+
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_the_same_tensor_on_both_sides(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed), "positive")
+        check(lambda t: t * t + t / t + t ** t, x)
+
+
+# =============================================================================================
+class TestMatrixProducts:
+    @pytest.mark.parametrize("case", ["1d@1d", "2d@2d", "2d@1d", "1d@2d", "mm", "3d@3d", "3d@1d", "1d@3d"])
+    @FEW
+    @given(n=st.integers(1, 3), k=st.integers(1, 3), m=st.integers(1, 3), b=st.integers(1, 3), seed=SEEDS)
+    def test_matmul_cases(self, case, n, k, m, b, seed):
+        shapes = {
+            "1d@1d": ((k,), (k,)), "2d@2d": ((n, k), (k, m)), "2d@1d": ((n, k), (k,)),
+            "1d@2d": ((k,), (k, m)), "mm": ((n, k), (k, m)), "3d@3d": ((b, n, k), (b, k, m)),
+            "3d@1d": ((b, n, k), (k,)), "1d@3d": ((k,), (b, k, m)),
+        }[case]
+        rng = np.random.default_rng(seed)
+        a, c = (leaf(s, rng) for s in shapes)
+        check(gt.mm if case == "mm" else (lambda x, y: x @ y), a, c)
+
+    @FEW
+    @given(shapes=mutually_broadcastable_shapes(signature=np.matmul.signature, max_dims=2, max_side=3), seed=SEEDS)
+    def test_matmul_batched_with_broadcast_batch_dims(self, shapes, seed):
+        rng = np.random.default_rng(seed)
+        a, c = (leaf(s, rng) for s in shapes.input_shapes)
+        check(gt.matmul, a, c)
+
+    def test_matmul_with_one_side_constant(self):
+        rng = np.random.default_rng(0)
+        a, c = leaf((2, 3, 4), rng), leaf((1, 4, 2), rng)
+        check(lambda x: x @ c.detach(), a)
+        check(lambda y: a.detach() @ y, c)
+
+
+# =============================================================================================
+@st.composite
+def shape_and_dims(draw: Callable, min_side: int = 1) -> tuple:
+    """A shape with at least one dim and a non-empty tuple of distinct dims (some negative)."""
+    shape = draw(array_shapes(min_dims=1, max_dims=3, min_side=min_side, max_side=min_side + 2))
+    dims = draw(st.lists(st.integers(0, len(shape) - 1), min_size=1, max_size=len(shape), unique=True))
+    return shape, tuple(d - len(shape) if draw(st.booleans()) else d for d in dims)
+
+
+class TestReductions:
+    @pytest.mark.parametrize("name", ["sum", "mean"])
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_over_everything(self, name, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        check(lambda t: getattr(t, name)(), x)
+        check(lambda t: getattr(gt, name)(t), x)
+
+    @pytest.mark.parametrize("name", ["sum", "mean"])
+    @FEW
+    @given(case=shape_and_dims(), keepdim=st.booleans(), seed=SEEDS)
+    def test_over_one_dim(self, name, case, keepdim, seed):
+        shape, dims = case
+        check(lambda t: getattr(t, name)(dims[0], keepdim=keepdim), leaf(shape, np.random.default_rng(seed)))
+
+    @pytest.mark.parametrize("name", ["sum", "mean"])
+    @FEW
+    @given(case=shape_and_dims(), keepdim=st.booleans(), seed=SEEDS)
+    def test_over_a_tuple_of_dims(self, name, case, keepdim, seed):
+        shape, dims = case
+        check(lambda t: getattr(t, name)(dims, keepdim=keepdim), leaf(shape, np.random.default_rng(seed)))
+
+    @pytest.mark.parametrize("name", ["max", "min"])
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_max_min_of_everything(self, name, shape, seed):
+        check(lambda t: getattr(t, name)(), leaf(shape, np.random.default_rng(seed), "distinct"))
+
+    @pytest.mark.parametrize("name", ["max", "min"])
+    @FEW
+    @given(case=shape_and_dims(), keepdim=st.booleans(), seed=SEEDS)
+    def test_max_min_along_a_dim_give_values_and_indices(self, name, case, keepdim, seed):
+        shape, dims = case
+        # the int64 indices are an output that requires no grad: gradcheck checks they do not move
+        func = lambda t: tuple(getattr(gt, name)(t, dims[0], keepdim=keepdim))  # noqa: E731
+        check(func, leaf(shape, np.random.default_rng(seed), "distinct"))
+
+    @pytest.mark.parametrize("name", ["amax", "amin"])
+    @FEW
+    @given(case=shape_and_dims(), keepdim=st.booleans(), seed=SEEDS)
+    def test_amax_amin(self, name, case, keepdim, seed):
+        shape, dims = case
+        x = leaf(shape, np.random.default_rng(seed), "distinct")
+        check(lambda t: getattr(t, name)(dims, keepdim=keepdim), x)
+        check(lambda t: getattr(t, name)(), x)
+
+    @FEW
+    @given(case=shape_and_dims(min_side=3), keepdim=st.booleans(), correction=st.sampled_from([0, 1, 2]), seed=SEEDS)
+    def test_var(self, case, keepdim, correction, seed):
+        shape, dims = case
+        x = leaf(shape, np.random.default_rng(seed))
+        check(lambda t: t.var(dims, keepdim=keepdim, correction=correction), x)
+        check(lambda t: t.var(dims[0], unbiased=False), x)
+        check(lambda t: t.var(), x)
+
+    @pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+    @FEW
+    @given(case=shape_and_dims(), seed=SEEDS)
+    def test_softmax_family(self, name, case, seed):
+        shape, dims = case
+        check(lambda t: getattr(t, name)(dims[0]), leaf(shape, np.random.default_rng(seed)))
+
+    @FEW
+    @given(shapes=PAIRS, seed=SEEDS)
+    def test_sum_to_size(self, shapes, seed):
+        target = shapes.input_shapes[0]
+        check(lambda t: t.sum_to_size(target), leaf(shapes.result_shape, np.random.default_rng(seed)))
+
+
+# =============================================================================================
+class TestShapes:
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_reshape_and_view(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        reversed_shape = tuple(reversed(shape))
+        check(lambda t: t.reshape(-1), x)
+        check(lambda t: t.reshape(reversed_shape) * 2, x)
+        check(lambda t: gt.reshape(t, (1,) + reversed_shape), x)
+        check(lambda t: t.view(reversed_shape), x)
+        check(lambda t: t.view(-1, 1), x)
+        check(lambda t: t.exp().view(*reversed_shape), x)
+        check(lambda t: t.T.reshape(-1), x)  # not contiguous when 2-D or more: reshape copies
+
+    @FEW
+    @given(shape=NONEMPTY_DIMS, data=st.data(), seed=SEEDS)
+    def test_flatten(self, shape, data, seed):
+        start = data.draw(st.integers(0, len(shape) - 1))
+        end = data.draw(st.integers(start, len(shape) - 1))
+        x = leaf(shape, np.random.default_rng(seed))
+        check(lambda t: t.flatten(), x)
+        check(lambda t: t.flatten(start, end), x)
+        check(lambda t: gt.flatten(t, start_dim=start - len(shape)), x)
+
+    @FEW
+    @given(shape=array_shapes(min_dims=1, max_dims=4, min_side=1, max_side=2), data=st.data(), seed=SEEDS)
+    def test_squeeze_and_unsqueeze(self, shape, data, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+        dims = tuple(data.draw(st.lists(st.integers(0, len(shape) - 1), max_size=len(shape), unique=True)))
+        new_dim = data.draw(st.integers(-len(shape) - 1, len(shape)))
+        check(lambda t: t.squeeze(), x)
+        check(lambda t: t.squeeze(dim), x)
+        check(lambda t: t.squeeze(dims), x)
+        check(lambda t: t.unsqueeze(new_dim), x)
+        check(lambda t: gt.unsqueeze(t, 0).squeeze(0) * 3, x)
+
+    @FEW
+    @given(shape=NONEMPTY_DIMS, data=st.data(), seed=SEEDS)
+    def test_transpose_and_permute(self, shape, data, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        d0, d1 = (data.draw(st.integers(-len(shape), len(shape) - 1)) for _ in range(2))
+        order = data.draw(st.permutations(range(len(shape))))
+        check(lambda t: t.transpose(d0, d1), x)
+        check(lambda t: gt.transpose(t, d0, d1).exp(), x)
+        check(lambda t: t.permute(*order), x)
+        check(lambda t: gt.permute(t, order) * 2, x)
+        check(lambda t: t.T, x)
+
+    @FEW
+    @given(shape=array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3), seed=SEEDS)
+    def test_t(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        check(lambda t: t.t(), x)
+        check(lambda t: gt.t(t) * 2, x)
+
+    @FEW
+    @given(shapes=PAIRS, seed=SEEDS)
+    def test_expand(self, shapes, seed):
+        small, big = shapes.input_shapes[0], shapes.result_shape
+        keep = (-1,) * len(small)  # -1 keeps a dim's size
+        x = leaf(small, np.random.default_rng(seed))
+        check(lambda t: t.expand(big), x)
+        check(lambda t: t.expand(*big[: len(big) - len(small)], *keep) * 2, x)
+        check(lambda t: gt.expand(t, (2,) + big), x)
+        check(lambda t: t.expand_as(gt.zeros(big, dtype=gt.float64)), x)
+
+    @FEW
+    @given(shape=NONEMPTY_DIMS, data=st.data(), seed=SEEDS)
+    def test_cat(self, shape, data, seed):
+        rng = np.random.default_rng(seed)
+        dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+        sizes = data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+        pieces = []
+        for size in sizes:
+            piece_shape = list(shape)
+            piece_shape[dim] = size
+            pieces.append(leaf(tuple(piece_shape), rng))
+        check(lambda *ts: gt.cat(ts, dim), *pieces)
+        constant = pieces[0].detach().clone()  # a piece that needs no gradient (own memory)
+        check(lambda *ts: gt.cat([constant, *ts], dim=dim), *pieces)
+
+    @FEW
+    @given(shape=SHAPES, count=st.integers(1, 3), data=st.data(), seed=SEEDS)
+    def test_stack(self, shape, count, data, seed):
+        rng = np.random.default_rng(seed)
+        dim = data.draw(st.integers(-len(shape) - 1, len(shape)))
+        pieces = [leaf(shape, rng) for _ in range(count)]
+        check(lambda *ts: gt.stack(ts, dim), *pieces)
+        constant = pieces[0].detach().clone()  # a piece that needs no gradient (own memory)
+        check(lambda *ts: gt.stack([constant, *ts], dim=dim), *pieces)
+
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_clone_and_to(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        check(lambda t: t.clone() * 2, x)
+        check(lambda t: gt.clone(t).exp(), x)
+        check(lambda t: t.to(gt.float64) * 3, x)
+        check(lambda t: t.to(dtype=gt.float64, copy=True), x)
+        check(lambda t: t.double() + 1, x)
+        # a round trip through float32 rounds to ~1e-7: wider steps and a looser tolerance
+        check(lambda t: t.to(gt.float32).to(gt.float64), x, eps=1e-2, atol=1e-4)
+
+
+# =============================================================================================
+SHAPE_345 = (3, 4, 5)
+_MASK_RNG = np.random.default_rng(7)
+GETITEM_KEYS = {
+    "int": 1,
+    "negative_int": -1,
+    "two_ints": (1, -2),
+    "three_ints": (2, 3, -5),
+    "zero_d_tensor": gt.tensor(2),
+    "slice_step": slice(None, None, 2),
+    "slices_with_steps": (slice(1, None, 2), slice(None, 3), slice(-4, None, 3)),
+    "negative_slice_bounds": (slice(-2, None), slice(-3, -1)),
+    "slice_then_int": (slice(None), -1),
+    "ellipsis_int": (Ellipsis, 1),
+    "int_ellipsis": (0, Ellipsis),
+    "none": None,
+    "none_int_ellipsis_none": (None, 0, Ellipsis, None),
+    "slice_none_int": (slice(None), None, 2),
+    "all": slice(None),
+    "ellipsis": Ellipsis,
+    "int_list_repeated": [0, 2, 0, 0],
+    "tensor_repeated": gt.tensor([2, 0, 2, 2]),
+    "negative_int_list": [-1, -3],
+    "two_int_lists": ([0, 2, 2], [1, 3, 1]),
+    "slice_and_list": (slice(None), [3, 1, 1]),
+    "int_and_list": (1, [0, 0, 3]),
+    "ellipsis_and_list": (Ellipsis, [4, 0]),
+    "tensor_2d": gt.tensor([[0, 1], [2, 2]]),
+    "mask_full": gt.tensor(_MASK_RNG.random(SHAPE_345) > 0.5),
+    "mask_first_dim": gt.tensor([True, False, True]),
+    "mask_two_dims": gt.tensor(_MASK_RNG.random((3, 4)) > 0.5),
+    "slice_and_mask": (slice(None), gt.tensor([True, False, False, True])),
+}
+
+
+@st.composite
+def basic_keys(draw: Callable, shape: tuple) -> tuple:
+    """A basic-indexing key for ``shape``: per dim an int (maybe negative) or a slice with a
+    positive step, with None and ... mixed in."""
+    key = []
+    for size in shape:
+        if draw(st.booleans()):
+            key.append(draw(st.integers(-size, size - 1)))
+        else:
+            start = draw(st.none() | st.integers(-size, size - 1))
+            stop = draw(st.none() | st.integers(-size, size))
+            key.append(slice(start, stop, draw(st.integers(1, 3))))
+        if draw(st.integers(0, 4)) == 0:
+            key.append(None)
+    cut = draw(st.integers(0, len(key)))
+    if draw(st.booleans()):
+        key = key[:cut] + [Ellipsis] + key[cut + 1:]  # ... stands for one dim here
+    return tuple(key)
+
+
+class TestIndexing:
+    @pytest.mark.parametrize("name", GETITEM_KEYS)
+    def test_getitem(self, name):
+        key = GETITEM_KEYS[name]
+        x = leaf(SHAPE_345, np.random.default_rng(len(name)))
+        check(lambda t: t[key], x)
+
+    @FEW
+    @given(data=st.data(), shape=array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), seed=SEEDS)
+    def test_getitem_basic_keys(self, data, shape, seed):
+        key = data.draw(basic_keys(shape))
+        check(lambda t: t[key], leaf(shape, np.random.default_rng(seed)))
+
+    @FEW
+    @given(shape=NONEMPTY_DIMS, data=st.data(), seed=SEEDS)
+    def test_getitem_with_repeated_random_indices(self, shape, data, seed):
+        rng = np.random.default_rng(seed)
+        index = gt.tensor(rng.integers(0, shape[0], size=data.draw(st.integers(1, 6))))
+        mask = gt.tensor(rng.random(shape) > 0.5)
+        x = leaf(shape, rng)
+        check(lambda t: t[index], x)
+        check(lambda t: t[mask], x)
+
+    @FEW
+    @given(shapes=mutually_broadcastable_shapes(num_shapes=3, max_dims=3, max_side=3), seed=SEEDS)
+    def test_where(self, shapes, seed):
+        rng = np.random.default_rng(seed)
+        shape_c, shape_x, shape_y = shapes.input_shapes
+        condition = gt.tensor(rng.random(shape_c) > 0.5)
+        x, y = leaf(shape_x, rng), leaf(shape_y, rng)
+        check(lambda a, b: gt.where(condition, a, b), x, y)
+        check(lambda a, b: a.where(condition, b), x, y)
+        check(lambda a: gt.where(condition, a, 0.0), x)
+
+    @FEW
+    @given(shape=SHAPES, data=st.data(), seed=SEEDS)
+    def test_masked_fill(self, shape, data, seed):
+        rng = np.random.default_rng(seed)
+        mask = gt.tensor(rng.random(data.draw(shrunk_to(shape))) > 0.5)
+        x = leaf(shape, rng)
+        check(lambda t: t.masked_fill(mask, 0.5), x)
+        check(lambda t: gt.masked_fill(t * 2, mask, gt.tensor(-1.0)), x)
+
+
+# =============================================================================================
+class TestInPlace:
+    """In-place ops on non-leaf tensors: recorded, so the gradient flows through them."""
+
+    @pytest.mark.parametrize("name", ["add_", "sub_", "mul_", "div_", "add_alpha", "iadd", "imul", "itruediv"])
+    @FEW
+    @given(shape=SHAPES, data=st.data(), seed=SEEDS)
+    def test_arithmetic_in_place(self, name, shape, data, seed):
+        rng = np.random.default_rng(seed)
+        x = leaf(shape, rng)
+        y = leaf(data.draw(shrunk_to(shape)), rng, "nonzero")
+
+        def func(a, b):
+            z = a * 1.0  # a non-leaf to change in place
+            if name == "add_alpha":
+                return z.add_(b, alpha=-2.0)
+            if name == "iadd":
+                z += b
+            elif name == "imul":
+                z *= b
+            elif name == "itruediv":
+                z /= b
+            else:
+                getattr(z, name)(b)
+            return z
+
+        check(func, x, y)
+        check(lambda a: func(a, 3.0) if name != "add_alpha" else a.clone().add_(3.0, alpha=2.0), x)
+
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_clamp_(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed), "clamp")
+        check(lambda t: (t * 1.0).clamp_(-0.5, 0.5), x)
+        check(lambda t: t.clone().clamp_(min=-0.5) * t, x)
+
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_zero_and_fill(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        check(lambda t: (t * 2).zero_() + t * t, x)
+        check(lambda t: (t * 3).fill_(2.0) * t, x)
+        check(lambda t: t.sin().fill_(gt.tensor(0.5)) + t, x)  # sin saves its input, not its output
+
+    @FEW
+    @given(shape=SHAPES, data=st.data(), seed=SEEDS)
+    def test_copy_(self, shape, data, seed):
+        rng = np.random.default_rng(seed)
+        x, y = leaf(shape, rng), leaf(data.draw(shrunk_to(shape)), rng)
+
+        def func(a, b):
+            z = a.clone()
+            z.copy_(b)  # the old values of z get no gradient, b gets it
+            return z * a
+
+        check(func, x, y)
+
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_in_place_then_used_again(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed), "positive")
+
+        def func(t):
+            z = t * 2
+            z.add_(1).mul_(t)  # z = (2t + 1) * t, changed twice in place
+            return z * z + z.exp()
+
+        check(func, x)
+
+    SETITEM_KEYS = {
+        "int": (1, (4, 5)),
+        "negative_int": (-1, (5,)),
+        "slice_step": (slice(None, None, 2), (2, 4, 5)),
+        "int_and_slice": ((0, slice(1, None, 2)), (2, 5)),
+        "ellipsis": ((Ellipsis, 3), (3, 4)),
+        "int_list": ([2, 0], (2, 4, 5)),
+        "two_lists": (([0, 2], [3, 1]), (2, 5)),
+        "mask": (gt.tensor([[True, False, True, True]] * 3), (9, 5)),
+        "scalar_value": ((slice(None), 2), ()),
+        "broadcast_value": ((slice(None), slice(1, 3)), (5,)),
+    }
+
+    @pytest.mark.parametrize("name", SETITEM_KEYS)
+    def test_setitem_with_a_value_that_requires_grad(self, name):
+        key, value_shape = self.SETITEM_KEYS[name]
+        rng = np.random.default_rng(len(name))
+        x, v = leaf(SHAPE_345[:3], rng), leaf(value_shape, rng)
+
+        def func(a, b):
+            z = a * 1.5
+            z[key] = b
+            return z * a
+
+        def write_number(a):
+            z = a.clone()
+            z[key] = 2.0  # those places no longer depend on a
+            return z
+
+        check(func, x, v)
+        check(write_number, x)
+
+
+# =============================================================================================
+class Cube(Function):
+    """A user-defined op: x ** 3 * scale, with its backward written by hand."""
+
+    @staticmethod
+    def forward(ctx, x, scale):
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        return x * x * x * scale
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x * x * ctx.scale, None
+
+
+class MulAdd(Function):
+    """x * y + x for two tensors of one shape."""
+
+    @staticmethod
+    def forward(ctx, x, y):
+        ctx.save_for_backward(x, y)
+        return x * y + x
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, y = ctx.saved_tensors
+        return grad * (y + 1), grad * x
+
+
+class TestCustomFunction:
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_one_input_and_a_number(self, shape, seed):
+        x = leaf(shape, np.random.default_rng(seed))
+        check(lambda t: Cube.apply(t, -1.5), x)
+        check(lambda t: Cube.apply(t.sin(), 2.0).exp(), x)
+
+    @FEW
+    @given(shape=SHAPES, seed=SEEDS)
+    def test_two_inputs(self, shape, seed):
+        rng = np.random.default_rng(seed)
+        x, y = leaf(shape, rng), leaf(shape, rng)
+        check(MulAdd.apply, x, y)
+        check(lambda a: MulAdd.apply(a, y.detach()), x)
+
+    def test_second_derivative_through_a_differentiable_backward(self):
+        x = leaf((2, 3), np.random.default_rng(0))
+        assert gradgradcheck(lambda t: Cube.apply(t, 0.5), (x,))
+
+
+# =============================================================================================
+GRADGRAD = {
+    "mul": (lambda x, y: x * y, "any", "any"),
+    "div": (lambda x, y: x / y, "any", "nonzero"),
+    "pow_tensor": (lambda x, y: x ** y, "positive", "any"),
+    "pow_number": (lambda x, y: x ** 3 + y ** 0.5, "any", "positive"),
+    "rpow": (lambda x, y: 2.0 ** x * y, "any", "any"),
+    "exp": (lambda x, y: x.exp() * y, "any", "any"),
+    "log": (lambda x, y: y.log() * x, "any", "positive"),
+    "sqrt": (lambda x, y: y.sqrt() + x, "any", "positive"),
+    "sin": (lambda x, y: (x * y).sin(), "any", "any"),
+    "cos": (lambda x, y: (x * y).cos(), "any", "any"),
+    "tanh": (lambda x, y: (x + y).tanh(), "any", "any"),
+    "sigmoid": (lambda x, y: (x - y).sigmoid(), "any", "any"),
+    "composite": (lambda x, y: (x * y).exp().sum(), "any", "any"),
+}
+
+
+class TestSecondDerivatives:
+    @pytest.mark.parametrize("name", GRADGRAD)
+    @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(shapes=mutually_broadcastable_shapes(num_shapes=2, max_dims=2, max_side=3), seed=SEEDS)
+    def test_gradgradcheck(self, name, shapes, seed):
+        func, kind_x, kind_y = GRADGRAD[name]
+        rng = np.random.default_rng(seed)
+        shape_x, shape_y = shapes.input_shapes
+        x, y = leaf(shape_x, rng, kind_x), leaf(shape_y, rng, kind_y)
+        assert gradgradcheck(func, (x, y))
+
+    @pytest.mark.parametrize("name", ["int", "slices_with_steps", "int_list_repeated", "mask_two_dims", "ellipsis"])
+    def test_indexing_twice(self, name):
+        key = GETITEM_KEYS[name]
+        x = leaf(SHAPE_345, np.random.default_rng(0))
+        assert gradgradcheck(lambda t: t[key] * t[key], (x,))
+
+    def test_given_grad_outputs(self):
+        x = gt.tensor([0.3, -1.2, 2.0], dtype=gt.float64, requires_grad=True)
+        v = gt.tensor([1.0, 2.0, -0.5], dtype=gt.float64, requires_grad=True)
+        assert gradgradcheck(lambda t: t.sin() * t, (x,), (v,))
+
+
+# =============================================================================================
+class TestChecksCanFail:
+    """Break a backward formula on purpose: the corresponding check must then fail."""
+
+    @staticmethod
+    def _break(monkeypatch, node_class, wrong_backward):
+        monkeypatch.setattr(node_class, "backward", wrong_backward)
+
+    def test_a_wrong_elementwise_derivative_is_caught(self, monkeypatch):
+        from glasstorch.ops.pointwise import ExpBackward0
+
+        x = leaf((2, 3), np.random.default_rng(0))
+        assert gradcheck(lambda t: t.exp(), (x,))
+        self._break(monkeypatch, ExpBackward0, lambda self, grad: (grad,))  # forgot the factor exp(x)
+        with pytest.raises(GradcheckError):
+            gradcheck(lambda t: t.exp(), (x,))
+
+    def test_a_broadcast_gradient_that_is_not_summed_back_is_caught(self, monkeypatch):
+        from glasstorch.ops import arithmetic
+
+        x, y = leaf((2, 3), np.random.default_rng(0)), leaf((3,), np.random.default_rng(1))
+        monkeypatch.setattr(arithmetic, "reduce_grad_to", lambda grad, shape: grad)
+        with pytest.raises(GradcheckError, match="incorrect size"):
+            gradcheck(lambda a, b: a * b, (x, y))
+
+    def test_swapped_matrix_gradients_are_caught(self, monkeypatch):
+        from glasstorch.ops.linalg import MmBackward0
+
+        a, b = leaf((2, 2), np.random.default_rng(0)), leaf((2, 2), np.random.default_rng(1))
+
+        def swapped(self, grad):
+            self_, mat2 = self.saved_tensors
+            return grad.mm(mat2), self_.mm(grad)  # transposes forgotten
+
+        self._break(monkeypatch, MmBackward0, swapped)
+        with pytest.raises(GradcheckError):
+            gradcheck(gt.mm, (a, b))
+
+    def test_a_wrong_reduction_gradient_is_caught(self, monkeypatch):
+        from glasstorch.ops.reduction import MeanBackward1
+
+        x = leaf((3, 4), np.random.default_rng(0))
+        original = MeanBackward1.backward
+        self._break(monkeypatch, MeanBackward1, lambda self, grad: (original(self, grad)[0] * self.count,))
+        with pytest.raises(GradcheckError):
+            gradcheck(lambda t: t.mean(1), (x,))
+
+    def test_a_second_derivative_that_is_lost_is_caught(self, monkeypatch):
+        from glasstorch.ops.pointwise import SinBackward0
+
+        x, y = leaf((3,), np.random.default_rng(0)), leaf((3,), np.random.default_rng(1))
+
+        def detached(self, grad):
+            (self_,) = self.saved_tensors
+            return (grad * self_.detach().cos(),)  # right value, but cut from the graph
+
+        self._break(monkeypatch, SinBackward0, detached)
+        assert gradcheck(lambda a, b: (a * b).sin(), (x, y))  # first derivatives still right
+        with pytest.raises(GradcheckError):
+            gradgradcheck(lambda a, b: (a * b).sin(), (x, y))
