@@ -81,13 +81,10 @@ def _check_device(where: Any) -> None:
         )
 
 
-class VersionCounter:
-    """Counts in-place changes to a tensor's data. Views share their base's counter."""
-
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
+# The version counter: a one-element list, [number of in-place changes]. Views share their base's
+# list, so a change made through any of them is counted for all. (A list rather than a small class:
+# every op creates one, and a list literal costs a fraction of a class instantiation.)
+VersionCounter = list
 
 
 NON_LEAF_GRAD_WARNING = (
@@ -220,7 +217,7 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._version_counter.value
+        return self._version_counter[0]
 
     @property
     def is_cuda(self) -> bool:
@@ -500,7 +497,7 @@ def _wrap(data: np.ndarray, cls: type = Tensor) -> Tensor:
     # numpy gives a scalar, not an array, for a function of a 0-d array (np.exp(np.array(1.0))):
     # a tensor always holds an array, which in-place ops can write into
     tensor._data = data if type(data) is np.ndarray else np.asarray(data)
-    tensor._version_counter = VersionCounter()
+    tensor._version_counter = [0]
     return tensor
 
 
@@ -508,7 +505,7 @@ def _wrap_output(data: np.ndarray, grad_fn: Node | None, version_counter: Versio
     """A tensor computed by ``grad_fn``: requires grad exactly when it has a grad_fn."""
     tensor = object.__new__(Tensor)
     tensor._data = data
-    tensor._version_counter = version_counter if version_counter is not None else VersionCounter()
+    tensor._version_counter = version_counter if version_counter is not None else [0]
     if grad_fn is not None:
         tensor.grad_fn = grad_fn
         tensor._requires_grad = True

@@ -52,12 +52,12 @@ class SavedTensor:
         # will require grad, so that its unpacked copy links back to the Node (double backward).
         self.requires_grad = True if is_output else tensor.requires_grad
         self.version_counter = tensor._version_counter
-        self.saved_version = tensor._version_counter.value
+        self.saved_version = tensor._version_counter[0]
 
     def unpack(self, node: "Node") -> "Tensor":
         if self.data is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        if self.version_counter.value != self.saved_version:
+        if self.version_counter[0] != self.saved_version:
             raise RuntimeError(self._modified_message(node))
         if not self.is_output:
             return self.tensor
@@ -74,7 +74,7 @@ class SavedTensor:
         return (
             "one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [glasstorch.{kind} [{shape}]]{where} is at version "
-            f"{self.version_counter.value}; expected version {self.saved_version} instead. Hint: "
+            f"{self.version_counter[0]}; expected version {self.saved_version} instead. Hint: "
             "the backtrace further above shows the operation that failed to compute its gradient."
         )
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _normalize_dim, _wrap
 from ..autograd.grad_mode import _GradMode
 from ..autograd.graph import Node
 
@@ -163,8 +163,6 @@ def new_tensor(data: np.ndarray) -> Tensor:
 
 def normalize_dims(dim: Any, ndim: int) -> tuple:
     """``dim`` (an int, a sequence, or None for all) as a sorted tuple of non-negative dims."""
-    from .._tensor import _normalize_dim
-
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):

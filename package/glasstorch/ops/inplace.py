@@ -44,7 +44,7 @@ def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
             f"result type {_c10_name(values.dtype)} can't be cast to the desired output type {_c10_name(tensor._data.dtype)}"
         )
     tensor._data[...] = values
-    tensor._version_counter.value += 1
+    tensor._version_counter[0] += 1
     return tensor
 
 
@@ -98,7 +98,7 @@ def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callabl
             f"output with shape {list(tensor._data.shape)} doesn't match the broadcast shape "
             f"{list(np.broadcast_shapes(tensor._data.shape, shape_of(other)))}"
         ) from None
-    tensor._version_counter.value += 1
+    tensor._version_counter[0] += 1
     return tensor
 
 

@@ -44,10 +44,13 @@ class SumBackward0(Node):
 
 
 class SumBackward1(Node):
-    """out = self.sum(dim):  every element of a summed slice gets that slice's gradient."""
+    """out = self.sum(dim):  every element of a summed slice gets that slice's gradient.
+    ``kept_shape`` is the result's shape with the summed dims kept (as size 1)."""
 
     def backward(self, grad: Tensor) -> tuple:
-        return (_restore_dims(grad, self.dims, self.keepdim).expand(self.self_shape),)
+        if grad._data.shape != self.kept_shape:
+            grad = grad.reshape(self.kept_shape)
+        return (grad.expand(self.self_shape),)
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
@@ -61,6 +64,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     if records(input):
         node = SumBackward0(input) if full else SumBackward1(input)
         node.self_shape, node.dims, node.keepdim = input._data.shape, dims, keepdim
+        node.kept_shape = _reduced_shape(input._data.shape, dims, keepdim=True)
         attach(out, node)
     return out
 
@@ -75,7 +79,14 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1)
     if not dims:
         return input
-    summed = input.sum(dims, keepdim=True)
+    # as PyTorch: a sum that keeps the dims (SumBackward1), then a view without the leading ones.
+    # Every broadcast op's backward comes through here, so it skips sum()'s argument checks.
+    summed = _wrap(np.asarray(input._data.sum(axis=dims, keepdims=True)))
+    if records(input):
+        node = SumBackward1(input)
+        node.self_shape, node.dims, node.keepdim = have, dims, True
+        node.kept_shape = summed._data.shape
+        attach(summed, node)
     return summed.reshape(shape) if lead else summed
 
 

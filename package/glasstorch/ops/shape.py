@@ -64,7 +64,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     """The same values in a new shape; a view when the memory layout allows, else a copy."""
     shape = _sizes(shape)
     values = _reshape_values(input, shape, copy_allowed=True)
-    is_view = np.shares_memory(values, input._data) if values.size else True
+    is_view = np.may_share_memory(values, input._data)  # a view, or did numpy have to copy?
     out = view_of(input, values) if is_view else _wrap(values)
     if records(input):
         self_shape = input._data.shape
