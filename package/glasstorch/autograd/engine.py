@@ -134,16 +134,27 @@ def _pass_on(buffers: dict, next_nodes: tuple, grads: tuple) -> None:
     """Hand each gradient to the Node it is meant for. A backward may return one gradient object
     for two inputs (``a + b`` gives ``grad`` to both); the second gets a copy, so that no two
     ``.grad`` ever share memory (PyTorch checks the reference count for the same reason)."""
-    handed = set() if len(grads) > 1 else None
+    if len(grads) > 1:
+        ids = [id(g) for g in grads if g is not None]
+        if len(set(ids)) < len(ids):
+            grads = _without_repeats(grads)
     for next_node, grad in zip(next_nodes, grads):
         if next_node is None or grad is None:
             continue
-        if handed is not None:
-            if id(grad) in handed:
-                grad = grad.clone()
-            handed.add(id(grad))
         previous = buffers.get(next_node)  # (what _add_into does, inlined: this is the hot loop)
         buffers[next_node] = grad if previous is None else previous + grad
+
+
+def _without_repeats(grads: tuple) -> tuple:
+    """The gradients with every repeat of an object replaced by a copy."""
+    seen: set = set()
+    result = []
+    for grad in grads:
+        if grad is not None and id(grad) in seen:
+            grad = grad.clone()
+        seen.add(id(grad))
+        result.append(grad)
+    return tuple(result)
 
 
 def _add_into(buffers: dict, node: Node, grad: "Tensor") -> None:

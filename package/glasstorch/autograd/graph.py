@@ -223,12 +223,13 @@ def _owned(grad: "Tensor") -> "Tensor":
     """The gradient as a tensor that ``.grad`` may own and later change in place. The engine
     never hands one gradient array to two consumers, so only a read-only view (a broadcast from
     ``expand``) needs copying."""
-    data = grad._data
-    return _tensor_module._wrap(data if data.flags.writeable else data.copy())
+    return grad if grad._data.flags.writeable else _tensor_module._wrap(grad._data.copy())
 
 
 def gradient_edge(value: Any) -> Node | None:
     """Where the gradient of ``value`` must flow: its grad_fn, its AccumulateGrad, or nowhere."""
+    if type(value) is float or type(value) is int:
+        return None  # a Python number (the most common non-tensor input, checked first: it is cheap)
     grad_fn = getattr(value, "grad_fn", None)
     if grad_fn is not None:
         return grad_fn

@@ -115,12 +115,12 @@ def apply_binary(ufunc: Any, a: Any, b: Any, *, floating: bool = False, quiet: b
     where inf and nan are ordinary results (1/0, (-1)**0.5): PyTorch returns them silently."""
     x = a._data if isinstance(a, Tensor) else a
     y = b._data if isinstance(b, Tensor) else b
-    if type(x) is np.ndarray and type(y) is np.ndarray and x.dtype is y.dtype and not floating:
-        # the commonest case first: two tensors of one dtype, nothing to convert
+    if _plain(x, y, floating):
+        # the commonest cases first: nothing to convert
         try:
             return _quietly(ufunc, x, y) if quiet else np.asarray(ufunc(x, y))
         except ValueError:
-            raise broadcast_error(x.shape, y.shape) from None
+            raise broadcast_error(shape_of(a), shape_of(b)) from None
     low = _half_with_number(x, y) if ufunc is np.multiply or ufunc is np.true_divide else None
     if low is not None:
         # PyTorch's mul and div compute float16/bfloat16 times a Python number in float32 and round
@@ -134,6 +134,19 @@ def apply_binary(ufunc: Any, a: Any, b: Any, *, floating: bool = False, quiet: b
         return _quietly(ufunc, x, y) if quiet else np.asarray(ufunc(x, y))
     except ValueError:
         raise broadcast_error(shape_of(a), shape_of(b)) from None
+
+
+_WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _plain(x: Any, y: Any, floating: bool) -> bool:
+    """The two cases that need no thought: arrays of one dtype (and not an integer division), or
+    a float32/float64 array with a Python int or float."""
+    if type(x) is np.ndarray:
+        if type(y) is np.ndarray:
+            return x.dtype is y.dtype and (not floating or x.dtype in _WIDE_FLOATS)
+        return (type(y) is float or type(y) is int) and x.dtype in _WIDE_FLOATS
+    return (type(x) is float or type(x) is int) and type(y) is np.ndarray and y.dtype in _WIDE_FLOATS
 
 
 def _quietly(ufunc: Any, x: Any, y: Any) -> np.ndarray:

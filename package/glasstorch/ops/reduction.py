@@ -81,13 +81,14 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
         return input
     # as PyTorch: a sum that keeps the dims (SumBackward1), then a view without the leading ones.
     # Every broadcast op's backward comes through here, so it skips sum()'s argument checks.
-    summed = _wrap(np.asarray(input._data.sum(axis=dims, keepdims=True)))
-    if records(input):
-        node = SumBackward1(input)
-        node.self_shape, node.dims, node.keepdim = have, dims, True
-        node.kept_shape = summed._data.shape
-        attach(summed, node)
-    return summed.reshape(shape) if lead else summed
+    summed = np.asarray(input._data.sum(axis=dims, keepdims=True))
+    if not records(input):
+        return _wrap(summed.reshape(shape))
+    node = SumBackward1(input)
+    node.self_shape, node.dims, node.keepdim = have, dims, True
+    node.kept_shape = summed.shape
+    out = attach(_wrap(summed), node)
+    return out.reshape(shape) if lead else out
 
 
 class MeanBackward0(Node):
