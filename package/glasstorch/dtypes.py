@@ -99,7 +99,7 @@ def canonical(value) -> dtype:
     try:
         return from_numpy_dtype(np.dtype(value))
     except TypeError:
-        raise TypeError(f"expected a glasstorch dtype, got {value!r}") from None
+        raise TypeError(f"argument 'dtype' must be glasstorch.dtype, not {type(value).__name__}") from None
 
 
 def from_type_string(name: str) -> dtype:
