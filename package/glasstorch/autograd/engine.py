@@ -163,9 +163,8 @@ def _add_into(buffers: dict, node: Node, grad: "Tensor") -> None:
     buffers[node] = grad if previous is None else previous + grad
 
 
-def _count_dependencies(roots: Sequence[Node]) -> dict:
-    """For every Node reachable from the roots: how many edges point into it."""
-    dependencies: dict = {}
+def _edges(roots: Sequence[Node]):
+    """Every edge (node, next_node) of the graph reachable from the roots, each once."""
     stack = list(dict.fromkeys(roots))
     seen = set(stack)
     while stack:
@@ -173,10 +172,17 @@ def _count_dependencies(roots: Sequence[Node]) -> dict:
         for next_node in node._next:
             if next_node is None:
                 continue
-            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            yield node, next_node
             if next_node not in seen:
                 seen.add(next_node)
                 stack.append(next_node)
+
+
+def _count_dependencies(roots: Sequence[Node]) -> dict:
+    """For every Node reachable from the roots: how many edges point into it."""
+    dependencies: dict = {}
+    for _, next_node in _edges(roots):
+        dependencies[next_node] = dependencies.get(next_node, 0) + 1
     return dependencies
 
 
@@ -185,19 +191,10 @@ def _nodes_leading_to(roots: Sequence[Node], targets: Sequence[Node]) -> set:
     only if it leads on to another target; otherwise its gradient is just captured."""
     # walk the graph once, remember each Node's parents, then walk back up from the targets
     parents: dict = {}
-    stack = list(dict.fromkeys(roots))
-    seen = set(stack)
-    while stack:
-        node = stack.pop()
-        for next_node in node._next:
-            if next_node is None:
-                continue
-            parents.setdefault(next_node, []).append(node)
-            if next_node not in seen:
-                seen.add(next_node)
-                stack.append(next_node)
+    for node, next_node in _edges(roots):
+        parents.setdefault(next_node, []).append(node)
     needed: set = set()
-    stack = [t for t in targets if t in seen or t in roots]
+    stack = [t for t in targets if t in parents or t in roots]
     while stack:
         for parent in parents.get(stack.pop(), ()):
             if parent not in needed:

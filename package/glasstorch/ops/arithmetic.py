@@ -49,10 +49,15 @@ def _scaled(grad: Tensor, alpha: Any) -> Tensor:
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     """``input + alpha * other``."""
+    return _plus_or_minus(np.add, AddBackward0, input, other, alpha)
+
+
+def _plus_or_minus(ufunc: Any, node_class: type, input: Any, other: Any, alpha: Any) -> Tensor:
+    """``input ± alpha * other``: add and sub differ only in the ufunc and the Node."""
     other_scaled = other if alpha == 1 else _scale_value(other, alpha)
-    out = _wrap(apply_binary(np.add, input, other_scaled))
+    out = _wrap(apply_binary(ufunc, input, other_scaled))
     if records(input, other):
-        node = AddBackward0(input, other)
+        node = node_class(input, other)
         node.alpha, node.self_shape, node.other_shape = alpha, shape_of(input), shape_of(other)
         attach(out, node)
     return out
@@ -70,13 +75,7 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
             "Subtraction, the `-` operator, with a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
-    other_scaled = other if alpha == 1 else _scale_value(other, alpha)
-    out = _wrap(apply_binary(np.subtract, input, other_scaled))
-    if records(input, other):
-        node = SubBackward0(input, other)
-        node.alpha, node.self_shape, node.other_shape = alpha, shape_of(input), shape_of(other)
-        attach(out, node)
-    return out
+    return _plus_or_minus(np.subtract, SubBackward0, input, other, alpha)
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
