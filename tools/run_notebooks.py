@@ -31,7 +31,23 @@ def run(path: Path, timeout: int = 600) -> None:
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
         cell.metadata.pop("execution", None)  # timestamps: they would change on every run
+        if cell.cell_type == "code":
+            cell.outputs = _merged_streams(cell.outputs)
     nbformat.write(notebook, path)
+
+
+def _merged_streams(outputs: list) -> list:
+    """Join consecutive stdout (or stderr) chunks: how the kernel happened to split a cell's
+    printing changes from run to run, and would make every re-run a diff."""
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (output.output_type == "stream" and previous is not None and previous.output_type == "stream"
+                and previous.name == output.name):
+            previous.text += output.text
+        else:
+            merged.append(output)
+    return merged
 
 
 if __name__ == "__main__":
