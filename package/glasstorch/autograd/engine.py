@@ -77,16 +77,25 @@ def _in_run_order(roots: Sequence[Node], dependencies: dict):
     for node in dict.fromkeys(roots):  # each root once, in order
         if dependencies.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(order), node))
-    while ready:
-        node = heapq.heappop(ready)[2]
+    node = heapq.heappop(ready)[2] if ready else None
+    while node is not None:
         yield node  # the caller runs it; then its edges count as processed
+        only_ready = None  # a Node that became ready (while it is the only one, skip the heap)
         for next_node in node._next:
             if next_node is None:
                 continue
             remaining = dependencies[next_node] - 1
             dependencies[next_node] = remaining
             if remaining == 0:
-                heapq.heappush(ready, (-next_node._sequence_nr, next(order), next_node))
+                if only_ready is not None:
+                    heapq.heappush(ready, (-only_ready._sequence_nr, next(order), only_ready))
+                only_ready = next_node
+        if only_ready is not None and (not ready or -only_ready._sequence_nr < ready[0][0]):
+            node = only_ready  # it would come straight back out of the heap: a chain runs heap-free
+        else:
+            if only_ready is not None:
+                heapq.heappush(ready, (-only_ready._sequence_nr, next(order), only_ready))
+            node = heapq.heappop(ready)[2] if ready else None
 
 
 def execution_order(roots: Sequence[Node]) -> list:
@@ -134,7 +143,10 @@ def _pass_on(buffers: dict, next_nodes: tuple, grads: tuple) -> None:
     """Hand each gradient to the Node it is meant for. A backward may return one gradient object
     for two inputs (``a + b`` gives ``grad`` to both); the second gets a copy, so that no two
     ``.grad`` ever share memory (PyTorch checks the reference count for the same reason)."""
-    if len(grads) > 1:
+    if len(grads) == 2:  # the common case, checked without building a set
+        if grads[0] is grads[1] and grads[0] is not None:
+            grads = (grads[0], grads[1].clone())
+    elif len(grads) > 2:
         ids = [id(g) for g in grads if g is not None]
         if len(set(ids)) < len(ids):
             grads = _without_repeats(grads)
