@@ -78,8 +78,6 @@ class SavedTensor:
             "the backtrace further above shows the operation that failed to compute its gradient."
         )
 
-    def release(self) -> None:
-        self.tensor = self.data = None
 
 
 class Node:
@@ -144,7 +142,7 @@ class Node:
         if self._saved:
             for value in self._saved:
                 if type(value) is SavedTensor:
-                    value.tensor = value.data = None  # SavedTensor.release(), inlined: hot path
+                    value.tensor = value.data = None  # unpack() now raises the second-backward error
             self._saved = None
 
     # --- the backward computation ----------------------------------------------------------
