@@ -120,7 +120,8 @@ class Node:
     def save_for_backward(self, *values: Any, output: "Tensor | None" = None) -> None:
         """Keep ``values`` for backward: tensors as SavedTensors, anything else as it is.
         ``output``, when given, is saved last, without a reference back to the tensor."""
-        saved = [SavedTensor(v) if hasattr(v, "_data") else v for v in values]
+        Tensor = _tensor_module.Tensor
+        saved = [SavedTensor(v) if isinstance(v, Tensor) else v for v in values]
         if output is not None:
             saved.append(SavedTensor(output, is_output=True))
         self._saved = tuple(saved)

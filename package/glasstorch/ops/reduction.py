@@ -11,6 +11,7 @@ broadcast over them.
 from __future__ import annotations
 
 import builtins
+import math
 from collections import namedtuple
 from typing import Any
 
@@ -114,11 +115,14 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
         )
     dims, full = _reduce_args(input, dim)
     data = input._data if dtype is None else input._data.astype(dtypes.canonical(dtype).numpy_dtype)
-    out = _wrap(np.asarray(data.mean(axis=dims, keepdims=keepdim), dtype=data.dtype))
+    count = math.prod(data.shape[d] for d in dims)
+    # sum / count, as ndarray.mean computes it (float16 summed in float32), without its slow Python
+    total = data.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if data.dtype == np.float16 else None)
+    with np.errstate(invalid="ignore"):  # the mean of no elements is nan, silently, as in PyTorch
+        out = _wrap(np.asarray(total / count, dtype=data.dtype))
     if records(input):
         node = MeanBackward0(input) if full else MeanBackward1(input)
-        node.self_shape, node.dims, node.keepdim = input._data.shape, dims, keepdim
-        node.count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
+        node.self_shape, node.dims, node.keepdim, node.count = input._data.shape, dims, keepdim, count
         attach(out, node)
     return out
 
