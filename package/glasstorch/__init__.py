@@ -25,6 +25,7 @@ from .ops import abs, all, any, max, min, pow, sum  # noqa: A004 - PyTorch's nam
 from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .utils import hooks as _hooks  # noqa: F401
+from . import distributions, nn
 
 __version__ = "0.1.0"
 

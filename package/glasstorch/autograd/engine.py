@@ -55,9 +55,9 @@ def execute(
             grad = buffers.pop(node, None)  # None: no gradient reached this Node
             if grad is None:
                 continue
-            if needed is None and node._pre_hooks is None and node._retain_grad_ref is None:
+            if needed is None and node._pre_hooks is None and node._retain_grad_ref is None and node._post_hooks is None:
                 grads = node.backward(grad)  # the common case, kept short: no hooks, no capture
-                if not retain_graph:
+                if node._saved and not retain_graph:  # (a Node that saved nothing has nothing to free)
                     node.release_variables()
             else:
                 runs = needed is None or node in needed
@@ -121,9 +121,25 @@ def _run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph)
     if not runs or (not accumulate and type(node) is AccumulateGrad):
         return None
     grads = node.backward(grad)
+    if node._post_hooks:
+        grads = _run_post_hooks(node, grads, grad)
     if not retain_graph:
         node.release_variables()
     return grads
+
+
+def _run_post_hooks(node: Node, grad_inputs: tuple, grad: "Tensor") -> tuple:
+    """``grad_fn.register_hook`` hooks: ``hook(grad_inputs, grad_outputs)`` after the Node ran;
+    a returned tuple replaces the gradients it passes on."""
+    for hook in tuple(node._post_hooks.values()):
+        result = hook(grad_inputs, (grad,))
+        if result is not None:
+            result = tuple(result)
+            if len(result) != len(grad_inputs):
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number of "
+                                   f"values (got {len(result)}, but expected {len(grad_inputs)})")
+            grad_inputs = result
+    return grad_inputs
 
 
 def _retain_grad(node: Node, grad: "Tensor") -> None:
@@ -193,8 +209,16 @@ def _edges(roots: Sequence[Node]):
 def _count_dependencies(roots: Sequence[Node]) -> dict:
     """For every Node reachable from the roots: how many edges point into it."""
     dependencies: dict = {}
-    for _, next_node in _edges(roots):
-        dependencies[next_node] = dependencies.get(next_node, 0) + 1
+    stack = list(dict.fromkeys(roots))  # Nodes whose edges are still to be counted
+    seen = set(stack)
+    while stack:
+        for next_node in stack.pop()._next:
+            if next_node is None:
+                continue
+            dependencies[next_node] = dependencies.get(next_node, 0) + 1
+            if next_node not in seen:  # each Node's own edges are counted once
+                seen.add(next_node)
+                stack.append(next_node)
     return dependencies
 
 

@@ -169,6 +169,20 @@ class Node:
         self._pre_hooks[handle.id] = fn
         return handle
 
+    _post_hooks: dict | None = None  # hooks run after backward: {id: fn(grad_inputs, grad_outputs)}
+
+    def register_hook(self, fn: Callable) -> Any:
+        """PyTorch's Node post-hook: ``fn(grad_inputs, grad_outputs)`` after this Node's backward,
+        with the gradients it computed for its inputs and the one it received; a returned tuple
+        replaces the gradients passed on. (The legacy module backward hook is one of these.)"""
+        from ..utils.hooks import RemovableHandle
+
+        if self._post_hooks is None:
+            self._post_hooks = OrderedDict()
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = fn
+        return handle
+
     def register_prehook(self, fn: Callable) -> Any:
         """PyTorch's Node pre-hook: ``fn(grad_outputs)`` gets a tuple of gradients (here: one)
         and may return a replacement tuple."""

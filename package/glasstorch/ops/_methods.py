@@ -26,7 +26,7 @@ _METHODS = {
     "var": reduction.var, "softmax": reduction.softmax, "log_softmax": reduction.log_softmax,
     "all": reduction.all, "any": reduction.any, "sum_to_size": reduction.sum_to_size,
     # matrix products
-    "matmul": linalg.matmul, "mm": linalg.mm, "mv": linalg.mv, "dot": linalg.dot,
+    "matmul": linalg.matmul, "mm": linalg.mm, "addmm": linalg.addmm, "mv": linalg.mv, "dot": linalg.dot,
     # shapes
     "reshape": shape.reshape, "view": shape.view, "flatten": shape.flatten, "squeeze": shape.squeeze,
     "unsqueeze": shape.unsqueeze, "transpose": shape.transpose, "permute": shape.permute, "t": shape.t,

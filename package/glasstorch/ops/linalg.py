@@ -1,4 +1,4 @@
-"""Matrix products: ``matmul`` (the ``@`` operator), ``mm``, ``mv``, ``dot``.
+"""Matrix products: ``matmul`` (the ``@`` operator), ``mm``, ``mv``, ``dot``, ``addmm``.
 
 For out = a @ b the gradients are  grad_a = grad @ b.T  and  grad_b = a.T @ grad : the chain rule
 for a product of matrices. ``matmul`` dispatches on the inputs' dimensions as PyTorch does:
@@ -7,9 +7,7 @@ matrix, and anything with more dimensions is a batched product that broadcasts t
 
 Simplified: PyTorch computes a batched product by reshaping it into ``bmm`` or ``mm`` calls, so its
 graph shows ``UnsafeViewBackward0``/``BmmBackward0`` (``CloneBackward0`` on top for 2-D @ 3-D);
-glasstorch records one ``MatmulBackward0``. For 1-D @ 2-D both unsqueeze, ``mm`` and squeeze, but
-PyTorch's squeeze is an internal overload (``SqueezeBackward4``) where glasstorch's is
-``squeeze(dim)`` (``SqueezeBackward1``).
+glasstorch records one ``MatmulBackward0``. For 1-D @ 2-D both unsqueeze, ``mm`` and squeeze.
 """
 from __future__ import annotations
 
@@ -18,6 +16,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from ._util import attach, records, reduce_grad_to
+from .shape import SqueezeBackward4, squeeze
 
 
 def _check_dtypes(a: Tensor, b: Tensor) -> None:
@@ -62,6 +61,49 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         # grad_input needs mat2 and grad_mat2 needs input: keep only what will be used
         node.save_for_backward(input if node.needs_input_grad(1) else None,
                                mat2 if node.needs_input_grad(0) else None)
+        attach(out, node)
+    return out
+
+
+class AddmmBackward0(Node):
+    """out = beta * self + alpha * (mat1 @ mat2), ``self`` broadcast: what ``nn.Linear`` records."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        mat1, mat2 = self.saved_tensors
+        alpha, beta = self.alpha, self.beta
+        grad_self = grad_mat1 = grad_mat2 = None
+        if self.needs_input_grad(0):
+            grad_self = reduce_grad_to(grad if beta == 1 else grad * beta, self.self_shape)
+        if self.needs_input_grad(1):
+            grad_mat1 = grad.mm(mat2.t())
+            grad_mat1 = grad_mat1 if alpha == 1 else grad_mat1 * alpha
+        if self.needs_input_grad(2):
+            grad_mat2 = mat1.t().mm(grad)
+            grad_mat2 = grad_mat2 if alpha == 1 else grad_mat2 * alpha
+        return grad_self, grad_mat1, grad_mat2
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)`` in one op; ``input`` broadcasts to the product."""
+    product = mm(mat1.detach(), mat2.detach())  # the checks and the product, without recording
+    _check_dtypes(input, product)
+    try:
+        shape = np.broadcast_shapes(input._data.shape, product._data.shape)
+    except ValueError:
+        shape = None
+    if shape != product._data.shape:
+        raise RuntimeError(f"The expanded size of the tensor ({product._data.shape[-1]}) must match the existing "
+                           f"size ({input._data.shape[-1]}) at non-singleton dimension 1.  Target sizes: "
+                           f"{list(product._data.shape)}.  Tensor sizes: {list(input._data.shape)}")
+    values = product._data
+    values = values * alpha if alpha != 1 else values
+    values += input._data if beta == 1 else beta * input._data
+    out = _wrap(values)
+    if records(input, mat1, mat2):
+        node = AddmmBackward0(input, mat1, mat2)
+        node.save_for_backward(mat1 if node.needs_input_grad(2) else None,
+                               mat2 if node.needs_input_grad(1) else None)
+        node.self_shape, node.alpha, node.beta = input._data.shape, alpha, beta
         attach(out, node)
     return out
 
@@ -157,7 +199,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied (1x{input._data.shape[0]} and {_shape_text(other._data.shape)})"
             )
-        return mm(input.unsqueeze(0), other).squeeze(0)
+        # PyTorch squeezes the added dim away in place (squeeze_), hence SqueezeBackward4
+        return squeeze(mm(input.unsqueeze(0), other), 0, _node_class=SqueezeBackward4)
     return _batched_matmul(input, other)
 
 

@@ -117,7 +117,11 @@ class SqueezeBackward2(SqueezeBackward0):
     """squeeze(dims) with a tuple of dims."""
 
 
-def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+class SqueezeBackward4(SqueezeBackward0):
+    """squeeze_(dim), in place: how matmul drops the dim it added to a 1-D operand."""
+
+
+def squeeze(input: Tensor, dim: Any = None, *, _node_class: type | None = None) -> Tensor:
     """Remove dims of size 1 (all of them, or only ``dim`` if it has size 1)."""
     shape = input._data.shape
     if dim is None:
@@ -127,7 +131,7 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
         dims = tuple(d for d in normalize_dims(dim, len(shape)) if shape and shape[d] == 1)
     out = view_of(input, np.squeeze(input._data, axis=dims) if dims else input._data.view())
     if records(input):
-        node = node_class(input)
+        node = (_node_class or node_class)(input)
         node.self_shape = shape
         attach(out, node)
     return out

@@ -1,0 +1,118 @@
+"""``BatchNorm1d`` and ``BatchNorm2d``: the layers with *buffers*. Mirrors torch/nn/modules/batchnorm.py.
+
+``weight`` and ``bias`` are parameters (learned); ``running_mean``, ``running_var`` and
+``num_batches_tracked`` are buffers: state that ``state_dict`` saves and ``to()`` converts, but
+that no optimizer touches. ``train()`` and ``eval()`` switch between the batch's statistics and
+the running ones.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..._creation import empty, ones, tensor, zeros
+from ..._tensor import Tensor
+from ... import dtypes
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+class _NormBase(Module):
+    """What every normalisation layer with running statistics shares."""
+
+    _version = 2  # version 2 added num_batches_tracked: see _load_from_state_dict
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device: Any = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if self.affine:
+            self.weight = Parameter(empty(num_features, **factory_kwargs))
+            if bias:
+                self.bias = Parameter(empty(num_features, **factory_kwargs))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if self.track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
+            self.register_buffer("running_var", ones(num_features, **factory_kwargs))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=dtypes.long))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        raise NotImplementedError
+
+    def extra_repr(self) -> str:
+        return ("{num_features}, eps={eps}, momentum={momentum}, affine={affine}, bias={use_bias}, "
+                "track_running_stats={track_running_stats}".format(**self.__dict__, use_bias=self.bias is not None))
+
+    def _load_from_state_dict(self, state_dict: dict, prefix: str, local_metadata: dict, strict: bool,
+                              missing_keys: list, unexpected_keys: list, error_msgs: list) -> None:
+        # a checkpoint from before version 2 has no num_batches_tracked: keep the current one
+        # rather than report it missing (this is what the state dict's ``_metadata`` is for)
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                state_dict[key] = (self.num_batches_tracked if self.num_batches_tracked is not None
+                                   else tensor(0, dtype=dtypes.long))
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
+
+class _BatchNorm(_NormBase):
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        exponential_average_factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average
+                exponential_average_factor = 1.0 / float(self.num_batches_tracked)
+        # the batch's statistics in training, and in evaluation when there are no running ones
+        bn_training = True if self.training else (self.running_mean is None and self.running_var is None)
+        use_buffers = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_buffers else None,
+                            self.running_var if use_buffers else None, self.weight, self.bias, bn_training,
+                            exponential_average_factor, self.eps)
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over a (N, C) or (N, C, L) input."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 2 and input.dim() != 3:
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over a (N, C, H, W) input."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")
