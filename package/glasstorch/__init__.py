@@ -26,6 +26,7 @@ from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .utils import hooks as _hooks  # noqa: F401
 from . import distributions, nn
+from .serialization import load, save
 
 __version__ = "0.1.0"
 

@@ -4,8 +4,15 @@
 picture under torchviz's name and signature (torchviz/dot.py), for code written for torchviz.
 Both return a ``GraphPicture``: Jupyter shows it, nbval compares its DOT source, ``save`` writes
 an SVG or PNG. ``style`` holds the palette every picture shares.
+
+For ``nn.Module``: ``draw_module_tree(model)`` draws the submodules with their parameters and
+buffers; ``with record_hooks(model) as timeline: ...`` records the order in which module hooks
+fire, ``print(timeline)`` lists it and ``timeline.draw()`` draws it.
 """
 from .dag import draw_graph, make_dot
+from .hook_timeline import HookEvent, HookTimeline, record_hooks
+from .module_tree import draw_module_tree
 from .picture import GraphPicture
 
-__all__ = ["draw_graph", "make_dot", "GraphPicture"]
+__all__ = ["draw_graph", "make_dot", "GraphPicture", "draw_module_tree", "record_hooks", "HookTimeline",
+           "HookEvent"]
