@@ -553,3 +553,45 @@ def test_numbers_of_a_forward_and_backward_match():
     np.testing.assert_allclose(np.array(got[0][1]), np.array(want[0][1]), rtol=1e-6)
     for g, w in zip(got[1], want[1]):
         np.testing.assert_allclose(np.array(g[1]), np.array(w[1]), rtol=1e-5, atol=1e-7)
+
+
+def test_legacy_backward_hooks_warn_as_pytorch_does():
+    """``_maybe_warn_non_full_backward_hook``: the FutureWarnings say where a legacy hook misleads."""
+    def program(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model = seed_net(lib)
+            for m in [*model.children(), model]:
+                m.register_backward_hook(lambda *args: None)
+            model(lib.tensor([2.], requires_grad=True)).backward()
+            lin = lib.nn.Linear(2, 2)
+            lin.register_backward_hook(lambda *args: None)
+            lin(lib.ones(3, 2))
+        return [(w.category.__name__, str(w.message)) for w in caught]
+
+    got, want = program(glasstorch), program(torch)
+    assert got == want and len(got) == 4
+
+
+def test_buffer_assignment_registers_a_buffer():
+    def program(lib):
+        m = lib.nn.Module()
+        m.kept = lib.nn.Buffer(lib.ones(2))
+        m.scratch = lib.nn.Buffer(lib.zeros(1), persistent=False)
+        m.kept = lib.ones(2) * 3  # a plain tensor under a buffer's name stays a buffer
+        return (list(m._buffers), list(m.state_dict()), isinstance(m.kept, lib.nn.Buffer),
+                isinstance(lib.ones(1), lib.nn.Buffer), repr(type(m.kept)))
+
+    same_in_both(program)
+
+
+def test_tensor_conversions_that_modules_rely_on():
+    def program(lib):
+        results = [str(lib.ones(2).to(None, lib.float64).dtype), str(lib.ones(2).to("cpu", None).dtype)]
+        try:
+            lib.nn.Linear(2, 2).type(lib.int64)  # .data = an integer tensor, on a Parameter
+        except RuntimeError as error:
+            results.append(error)
+        return results
+
+    assert len(same_in_both(program)) == 3

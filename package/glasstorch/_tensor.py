@@ -128,6 +128,8 @@ class Tensor:
     def data(self, value: "Tensor") -> None:
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self._requires_grad and not value.dtype.is_floating_point:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
 
     @property
@@ -330,6 +332,8 @@ class Tensor:
         if dtype is not None:
             dtype = _dtypes.canonical(dtype)
         for arg in args:
+            if arg is None:
+                continue  # to(None, dtype): "keep the device" (or the dtype)
             if isinstance(arg, _dtypes.dtype) or arg in (builtins.float, builtins.int, builtins.bool):
                 dtype = _dtypes.canonical(arg)
             elif isinstance(arg, Tensor):
@@ -457,6 +461,10 @@ class Tensor:
         result.__dict__.update({k: v for k, v in self.__dict__.items() if k not in result.__dict__})
         memo[id(self)] = result
         return result
+
+
+# PyTorch sets torch.Tensor.__module__ = "torch", so type(t) prints <class 'torch.Tensor'>
+Tensor.__module__ = "glasstorch"
 
 
 def _legacy_data(args: tuple, np_dtype: Any) -> np.ndarray:

@@ -1,7 +1,8 @@
-"""``nn.Parameter``: a tensor that a Module registers as one of its parameters.
+"""``nn.Parameter`` and ``nn.Buffer``: tensors that a Module registers when they are assigned.
 
 Mirrors torch/nn/parameter.py. A Parameter is an ordinary Tensor subclass; the only thing that
-makes it special is ``Module.__setattr__``, which files Parameters under ``_parameters``.
+makes it special is ``Module.__setattr__``, which files Parameters under ``_parameters``. A
+``Buffer`` is a plain tensor marked ``_is_buffer``: ``__setattr__`` files it under ``_buffers``.
 """
 from __future__ import annotations
 
@@ -39,6 +40,26 @@ class Parameter(Tensor):
     def __reduce_ex__(self, protocol: Any) -> tuple:
         # copy.copy and pickle rebuild a Parameter, not a plain Tensor
         return (_rebuild_parameter, (self.data, self.requires_grad))
+
+
+class _BufferMeta(type):
+    # isinstance(t, Buffer) asks for the mark, not the class: Buffer(...) returns a plain Tensor
+    def __instancecheck__(cls, instance: Any) -> bool:
+        return isinstance(instance, Tensor) and getattr(instance, "_is_buffer", False)
+
+
+class Buffer(metaclass=_BufferMeta):
+    """A tensor that is module state but not a parameter (BatchNorm's ``running_mean``):
+    ``self.running_mean = nn.Buffer(torch.zeros(3))`` is ``register_buffer``'s shorthand.
+    ``persistent=False`` keeps it out of ``state_dict``."""
+
+    def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Tensor:
+        if data is None:
+            data = _wrap(_empty_float32())
+        t = data.detach().requires_grad_(data.requires_grad)
+        t.persistent = persistent
+        t._is_buffer = True
+        return t
 
 
 def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
