@@ -8,8 +8,10 @@ Simplified for now: ``batch_norm`` is composed of elementwise ops (PyTorch recor
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops
-from .._creation import empty_like
+from .._creation import empty_like, from_numpy
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.loss import mse_loss  # noqa: F401 - part of the functional API
@@ -64,6 +66,20 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return input.mul_(mask) if inplace else input * mask
 
 
+def _update_running_stats(input: Tensor, dims: list, running_mean: Tensor, running_var: Tensor,
+                          momentum: float) -> None:
+    """running = (1 - momentum) * running + momentum * batch statistic, with the batch's *unbiased*
+    variance. Computed in float64 and rounded once, as PyTorch accumulates batch statistics in
+    double (computed in float32, a running variance can end one rounding step away from PyTorch's)."""
+    values = input.detach().numpy().astype(np.float64)
+    batch_mean = values.mean(axis=tuple(dims))
+    batch_var = values.var(axis=tuple(dims), ddof=1)
+    with no_grad():
+        for running, batch in ((running_mean, batch_mean), (running_var, batch_var)):
+            updated = (1 - momentum) * running.numpy().astype(np.float64) + momentum * batch
+            running.copy_(from_numpy(updated.astype(running.numpy().dtype)))
+
+
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
                weight: Tensor | None = None, bias: Tensor | None = None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
@@ -81,10 +97,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         mean = input.mean(dims, keepdim=True)
         var = ((input - mean) ** 2).mean(dims, keepdim=True)
         if training and running_mean is not None:
-            with no_grad():
-                n = input.numel() // input.shape[1]
-                running_mean.mul_(1 - momentum).add_(mean.reshape(-1) * momentum)
-                running_var.mul_(1 - momentum).add_(var.reshape(-1) * (momentum * n / (n - 1)))
+            _update_running_stats(input, dims, running_mean, running_var, momentum)
     else:
         mean, var = running_mean.reshape(shape), running_var.reshape(shape)
     out = (input - mean) / (var + eps).sqrt()
