@@ -1,6 +1,6 @@
 """glasstorch: PyTorch's tensor, autograd and nn internals, re-implemented readably on numpy.
 
-``import glasstorch as torch`` runs ordinary PyTorch code about tensors and autograd.
+``import glasstorch as torch`` runs ordinary PyTorch code about tensors, autograd and modules.
 Where to read what (each file names the PyTorch file it mirrors):
 
     _tensor.py         Tensor and its attributes          (torch/_tensor.py)
@@ -9,7 +9,11 @@ Where to read what (each file names the PyTorch file it mirrors):
     ops/               every differentiable op: forward and backward side by side
     autograd/graph.py  Node (grad_fn), AccumulateGrad, saved tensors
     autograd/engine.py the backward engine
-    viz/               pictures of the autograd graph
+    nn/                Parameter, Module (nn/modules/module.py), layers, init, functional
+    optim/             Optimizer, SGD, Adam, AdamW, learning-rate schedules
+    distributions/     Normal
+    serialization.py   save and load (a file format that never runs code when loaded)
+    viz/               pictures: the autograd graph, the module tree, the hook timeline
 """
 from . import dtypes
 from ._tensor import LEGACY_TENSOR_TYPES, Size, Tensor, device, is_tensor
@@ -26,6 +30,7 @@ from . import autograd
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .utils import hooks as _hooks  # noqa: F401
 from . import distributions, nn
+from . import optim
 from .serialization import load, save
 
 __version__ = "0.1.0"
