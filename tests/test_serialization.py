@@ -689,3 +689,22 @@ def test_torch_load_weights_only_refuses_the_hostile_pickle_too(tmp_path):
     with pytest.raises(pickle.UnpicklingError):  # PyTorch's allow-list; glasstorch has nothing to allow
         torch.load(path, weights_only=True)
     assert not marker.exists()
+
+
+def test_state_dict_metadata_and_counters_round_trip(tmp_path):
+    """A state_dict keeps its ``_metadata`` (module versions) and MultiStepLR's milestones stay a Counter."""
+    import collections
+
+    model = glasstorch.nn.Sequential(glasstorch.nn.Linear(2, 2), glasstorch.nn.BatchNorm1d(2))
+    optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.1)
+    scheduler = glasstorch.optim.lr_scheduler.MultiStepLR(optimizer, milestones=[2, 2, 5])
+    path = tmp_path / "ckpt.pt"
+    glasstorch.save({"model": model.state_dict(), "scheduler": scheduler.state_dict()}, path)
+    loaded = glasstorch.load(path)
+    assert loaded["model"]._metadata == model.state_dict()._metadata
+    assert loaded["model"]._metadata["1"] == {"version": 2}
+    milestones = loaded["scheduler"]["milestones"]
+    assert type(milestones) is collections.Counter and milestones == collections.Counter({2: 2, 5: 1})
+    fresh = glasstorch.optim.lr_scheduler.MultiStepLR(glasstorch.optim.SGD(model.parameters(), lr=0.1), [1])
+    fresh.load_state_dict(loaded["scheduler"])
+    assert fresh.milestones == scheduler.milestones

@@ -7,7 +7,7 @@ pickles. It writes a zip archive whose object tree is plain JSON, so loading onl
 tensors, numbers, strings and containers, and ``weights_only`` has nothing left to restrict.
 
 The price is that only these objects can be saved (PyTorch saves any picklable object):
-tensors and ``nn.Parameter``; ``dict`` and ``collections.OrderedDict`` (keys: str, int, float,
+tensors and ``nn.Parameter``; ``dict``, ``collections.OrderedDict`` and ``Counter`` (keys: str, int, float,
 bool, None); ``list``, ``tuple``; ``int``, ``float``, ``bool``, ``None``, ``str``, ``bytes``;
 glasstorch dtypes and ``glasstorch.Size``. That covers ``model.state_dict()``,
 ``optimizer.state_dict()`` and the usual checkpoint dict around them. Save a module's
@@ -31,6 +31,8 @@ The object tree is made of nodes, each a JSON object with a "type"::
     {"type": "bytes", "base64": "AAE="}
     {"type": "list",  "items": [<node>, ...]}   also "tuple"
     {"type": "dict",  "ordered": true, "items": [[<key node>, <value node>], ...]}
+                      (optional: "counter": true for a collections.Counter; "metadata": <node>,
+                      a state_dict's ``_metadata``, the per-module versions load_state_dict reads)
     {"type": "size",  "value": [2, 3]}           a glasstorch.Size
     {"type": "dtype", "name": "float32"}
     {"type": "tensor", "id": 0}                  the entry glasstorch/tensors/0
@@ -70,7 +72,7 @@ import os
 import secrets
 import struct
 import zipfile
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from typing import IO, Any, Callable, Union
 
 import numpy as np
@@ -178,7 +180,14 @@ def _encode_dict(writer: _Writer, obj: dict, path: str, depth: int) -> dict:
                 "dict keys must be str, int, float, bool or None"
             )
         items.append([writer.encode(key, path, depth + 1), writer.encode(value, f"{path}[{key!r}]", depth + 1)])
-    return {"type": "dict", "ordered": type(obj) is OrderedDict, "items": items}
+    node = {"type": "dict", "ordered": type(obj) is OrderedDict, "items": items}
+    if type(obj) is Counter:
+        node["counter"] = True  # MultiStepLR's milestones
+    metadata = getattr(obj, "_metadata", None)
+    if type(obj) is OrderedDict and metadata is not None:
+        # a state_dict's per-module versions, which load_state_dict hands to _load_from_state_dict
+        node["metadata"] = writer.encode(metadata, f"{path}._metadata", depth + 1)
+    return node
 
 
 def _encode_size(writer: _Writer, obj: Size, path: str, depth: int) -> dict:
@@ -208,6 +217,7 @@ _ENCODERS: dict[type, Callable[[_Writer, Any, str, int], dict]] = {
     tuple: _encode_sequence,
     dict: _encode_dict,
     OrderedDict: _encode_dict,
+    Counter: _encode_dict,
     Size: _encode_size,
     _dtypes.dtype: _encode_dtype,
     Tensor: _encode_tensor,
@@ -531,6 +541,13 @@ def _decode_dict(reader: _Reader, node: dict, depth: int) -> dict:
         result[key] = reader.decode(pair[1], depth + 1)
     if len(result) != len(pairs):
         raise _DamagedFile("is damaged: a dict node holds the same key twice.")
+    if node.get("counter", False) is True:
+        result = Counter(result)
+    if "metadata" in node:
+        metadata = reader.decode(node["metadata"], depth + 1)
+        if type(result) is not OrderedDict or not isinstance(metadata, dict):
+            raise _DamagedFile("is damaged: a dict node's metadata is not a dict of an ordered dict.")
+        result._metadata = metadata
     return result
 
 
