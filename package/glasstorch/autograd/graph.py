@@ -50,7 +50,7 @@ class SavedTensor:
         self.data = tensor._data
         # An output is saved by the Node that computes it, before that Node is attached to it: it
         # will require grad, so that its unpacked copy links back to the Node (double backward).
-        self.requires_grad = True if is_output else tensor.requires_grad
+        self.requires_grad = True if is_output else tensor._requires_grad
         self.version_counter = tensor._version_counter
         self.saved_version = tensor._version_counter[0]
 
@@ -224,8 +224,8 @@ class AccumulateGrad(Node):
             # a float32 leaf used in a float64 product still gets a float32 .grad (as in PyTorch)
             grad = grad.to(variable.dtype)
         if variable._grad is None:
-            variable._grad = grad if grad.requires_grad else _owned(grad)
-        elif grad.requires_grad or variable._grad.requires_grad:
+            variable._grad = grad if grad._requires_grad else _owned(grad)
+        elif grad._requires_grad or variable._grad._requires_grad:
             variable._grad = variable._grad + grad  # create_graph: keep the history
         else:
             variable._grad._data += grad._data  # accumulate in place, as PyTorch does

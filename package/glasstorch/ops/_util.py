@@ -140,11 +140,14 @@ _WIDE_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def _plain(x: Any, y: Any, floating: bool) -> bool:
-    """The two cases that need no thought: arrays of one dtype (and not an integer division), or
-    a float32/float64 array with a Python int or float."""
+    """The cases that need no thought: arrays of one dtype (and not an integer division), a
+    float32/float64 array times a bool mask (relu's backward), or a float32/float64 array with a
+    Python int or float."""
     if type(x) is np.ndarray:
         if type(y) is np.ndarray:
-            return x.dtype is y.dtype and (not floating or x.dtype in _WIDE_FLOATS)
+            if x.dtype is y.dtype:
+                return not floating or x.dtype in _WIDE_FLOATS
+            return y.dtype == np.bool_ and x.dtype in _WIDE_FLOATS
         return (type(y) is float or type(y) is int) and x.dtype in _WIDE_FLOATS
     return (type(x) is float or type(x) is int) and type(y) is np.ndarray and y.dtype in _WIDE_FLOATS
 

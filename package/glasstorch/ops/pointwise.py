@@ -131,7 +131,8 @@ class ReluBackward0(Node):
 
     def backward(self, grad: Tensor) -> tuple:
         (result,) = self.saved_tensors
-        return (grad * (result > 0),)
+        passes = _wrap(result._data > 0)  # a mask has no gradient: no need to go through an op
+        return (grad * passes,)
 
 
 def relu(input: Tensor) -> Tensor:

@@ -75,14 +75,20 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     shape = tuple(size[0]) if len(size) == 1 and not isinstance(size[0], (int, np.integer)) else tuple(size)
     have = input._data.shape
     lead = len(have) - len(shape)
-    if lead < 0 or builtins.any(s != 1 and s != h for s, h in zip(shape, have[lead:])):
+    if lead < 0:
         raise RuntimeError(f"size {list(shape)} is not expandable to size {list(have)}.")
-    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and have[lead + i] != 1)
+    dims = list(range(lead))
+    for i, s in enumerate(shape):
+        if s != have[lead + i]:
+            if s != 1:
+                raise RuntimeError(f"size {list(shape)} is not expandable to size {list(have)}.")
+            dims.append(lead + i)
+    dims = tuple(dims)
     if not dims:
         return input
     # as PyTorch: a sum that keeps the dims (SumBackward1), then a view without the leading ones.
     # Every broadcast op's backward comes through here, so it skips sum()'s argument checks.
-    summed = np.asarray(input._data.sum(axis=dims, keepdims=True))
+    summed = np.add.reduce(input._data, axis=dims, keepdims=True)  # (ndarray.sum, minus a Python layer)
     if not records(input):
         return _wrap(summed.reshape(shape))
     node = SumBackward1(input)
