@@ -62,6 +62,16 @@ def _tensor_line(p: Tensor, type_name: str) -> str:
     return f"{kind} containing: [{type_name} of size {size_str}]"
 
 
+
+def _abs_string_index(idx: int, length: int) -> str:
+    """The key of position ``idx`` in a list-like container: ``-1`` -> ``str(length - 1)``."""
+    idx = operator.index(idx)
+    if not -length <= idx < length:
+        raise IndexError(f"index {idx} is out of range")
+    if idx < 0:
+        idx += length
+    return str(idx)
+
 class Sequential(Module):
     """A sequential container: ``forward`` passes its input to the first module, that module's
     output to the second, and so on, and returns the last output.
@@ -214,13 +224,7 @@ class ModuleList(Module):
             self += modules
 
     def _get_abs_string_index(self, idx: int) -> str:
-        """The key of position ``idx``: ``-1`` -> ``str(len(self) - 1)``."""
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx: int | slice) -> Module:
         """An int gives the module; a slice gives a new list of the same class, renumbered."""
@@ -409,12 +413,7 @@ class ParameterList(Module):
             self += values
 
     def _get_abs_string_index(self, idx: int) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        if idx < 0:
-            idx += len(self)
-        return str(idx)
+        return _abs_string_index(idx, len(self))
 
     def __getitem__(self, idx: int | slice) -> Any:
         """An int gives the element; a slice gives a new list of the same class."""
