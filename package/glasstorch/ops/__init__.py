@@ -2,6 +2,8 @@
 
 ``_methods.py`` binds them to ``Tensor`` as methods and operators (``x.sum()``, ``x + y``).
 """
+import types as _types
+
 from .arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub
 from .comparison import (allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, eq, equal, ge, gt,
                          isclose, isfinite, isnan, le, logical_and, logical_not, logical_or, lt, maximum,
@@ -20,3 +22,8 @@ negative = neg
 subtract = sub
 multiply = mul
 divide = true_divide = div
+
+# What ``from .ops import *`` gives glasstorch's namespace: the ops, not the files they live in
+# (``glasstorch.linalg`` must not be this package's linalg.py: in PyTorch it is torch.linalg).
+__all__ = [name for name, value in globals().items()
+           if not name.startswith("_") and not isinstance(value, _types.ModuleType)]
