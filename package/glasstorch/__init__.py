@@ -31,6 +31,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .utils import hooks as _hooks  # noqa: F401
 from . import distributions, nn
 from . import optim
+from .utils import data as _utils_data  # noqa: F401  (glasstorch.utils.data, as torch.utils.data)
 from .serialization import load, save
 
 __version__ = "0.1.0"

@@ -1,0 +1,16 @@
+"""Loading data in batches: datasets, samplers, collation and the DataLoader. Mirrors ``torch/utils/data``.
+
+Where to read what (each file names the PyTorch file it mirrors):
+
+    dataset.py      Dataset, TensorDataset, ConcatDataset, Subset, random_split
+    sampler.py      Sampler, SequentialSampler, RandomSampler, BatchSampler
+    _collate.py     default_collate, default_convert (a list of samples -> a batch)
+    dataloader.py   DataLoader (the three above, put together)
+"""
+from ._collate import default_collate, default_convert
+from .dataloader import DataLoader
+from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+
+__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
+           "SequentialSampler", "Subset", "TensorDataset", "default_collate", "default_convert", "random_split"]
