@@ -3,6 +3,9 @@
 A layer (``nn.Linear``) holds parameters and calls its functional twin (``F.linear``) in
 ``forward``; the function holds no state, so you can also call it with tensors of your own.
 
+The functions of Part III live in ``functional_conv.py``, ``functional_pooling.py`` and
+``functional_extra.py`` (norms, embedding, activations, losses) and are imported here.
+
 Simplified for now: ``batch_norm`` is composed of elementwise ops (PyTorch records one
 ``NativeBatchNormBackward0``), with the same numbers.
 """
@@ -15,8 +18,21 @@ from .._creation import empty_like, from_numpy
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
 from ..ops.loss import mse_loss  # noqa: F401 - part of the functional API
+# the Part III twins live in their own files (one family each) and are re-exported here, so that
+# ``F.conv2d``, ``F.max_pool2d``, ``F.cross_entropy`` ... are where PyTorch has them
+from .functional_conv import conv1d, conv2d, conv3d  # noqa: F401
+from .functional_extra import (binary_cross_entropy, binary_cross_entropy_with_logits, cross_entropy,  # noqa: F401
+                               embedding, gelu, group_norm, l1_loss, layer_norm, leaky_relu, legacy_get_string,
+                               nll_loss)
+from .functional_pooling import (adaptive_avg_pool2d, avg_pool2d, dropout2d, max_pool1d,  # noqa: F401
+                                 max_pool1d_with_indices, max_pool2d, max_pool2d_with_indices, max_pool3d,
+                                 max_pool3d_with_indices)
 
-__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "batch_norm", "mse_loss"]
+__all__ = ["linear", "relu", "sigmoid", "tanh", "softmax", "log_softmax", "dropout", "batch_norm", "mse_loss",
+           "conv1d", "conv2d", "conv3d", "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices",
+           "max_pool2d_with_indices", "max_pool3d_with_indices", "avg_pool2d", "adaptive_avg_pool2d", "dropout2d",
+           "layer_norm", "group_norm", "embedding", "leaky_relu", "gelu", "nll_loss", "cross_entropy", "l1_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

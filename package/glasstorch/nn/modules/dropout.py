@@ -1,4 +1,9 @@
-"""``Dropout``. Mirrors torch/nn/modules/dropout.py."""
+"""``Dropout`` and ``Dropout2d``. Mirrors torch/nn/modules/dropout.py.
+
+Neighbouring pixels of a feature map are strongly correlated, so zeroing single pixels
+(``Dropout``) hardly regularises a convolutional network; ``Dropout2d`` zeroes each (sample,
+channel) map as a whole, with probability ``p``, and scales the kept maps by 1/(1-p).
+"""
 from __future__ import annotations
 
 from ..._tensor import Tensor
@@ -24,3 +29,12 @@ class Dropout(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """In training, zero each channel of an (N, C, H, W) input with probability ``p``; in
+    evaluation, pass the input through. (A 3-D input is read as (N, C, L), with a warning, as
+    PyTorch does.)"""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)

@@ -1,4 +1,9 @@
-"""Loss layers. Mirrors torch/nn/modules/loss.py."""
+"""Loss layers. Mirrors torch/nn/modules/loss.py.
+
+A loss with class or element weights keeps them as a *buffer* (``_WeightedLoss``), as PyTorch
+does: ``state_dict`` saves them and ``.to()`` converts them, but no optimizer trains them.
+``size_average`` and ``reduce`` are PyTorch's deprecated flags, turned into ``reduction``.
+"""
 from __future__ import annotations
 
 from ..._tensor import Tensor
@@ -17,3 +22,83 @@ class MSELoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+def _reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    if size_average is not None or reduce is not None:
+        return F.legacy_get_string(size_average, reduce)
+    return reduction
+
+
+class _WeightedLoss(_Loss):
+    """A loss with an optional ``weight`` tensor, registered as a buffer (None allowed)."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean") -> None:
+        super().__init__(_reduction(size_average, reduce, reduction))
+        self.register_buffer("weight", weight)
+
+
+class L1Loss(_Loss):
+    """The mean (``reduction='mean'``), sum or elementwise absolute error."""
+
+    def __init__(self, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(_reduction(size_average, reduce, reduction))
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class NLLLoss(_WeightedLoss):
+    """The negative log-likelihood of class indices under log-probabilities (e.g. LogSoftmax's)."""
+
+    ignore_index: int
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100,
+                 reduce: bool | None = None, reduction: str = "mean") -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                          reduction=self.reduction)
+
+
+class CrossEntropyLoss(_WeightedLoss):
+    """LogSoftmax then NLLLoss, in one: the loss of logits against class indices (or class
+    probabilities), with optional class weights and label smoothing."""
+
+    ignore_index: int
+    label_smoothing: float
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, ignore_index: int = -100,
+                 reduce: bool | None = None, reduction: str = "mean", label_smoothing: float = 0.0) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCELoss(_WeightedLoss):
+    """The binary cross entropy of probabilities (e.g. Sigmoid's outputs) against 0/1 targets."""
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Sigmoid then BCELoss, in one numerically stable step; ``pos_weight`` (a buffer, like
+    ``weight``) scales the loss of the positive class."""
+
+    def __init__(self, weight: Tensor | None = None, size_average: bool | None = None, reduce: bool | None = None,
+                 reduction: str = "mean", pos_weight: Tensor | None = None) -> None:
+        super().__init__(_reduction(size_average, reduce, reduction))
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)

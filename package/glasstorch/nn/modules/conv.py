@@ -1,0 +1,225 @@
+"""``Conv1d``, ``Conv2d``, ``Conv3d`` and their base ``_ConvNd``. Mirrors torch/nn/modules/conv.py.
+
+A convolution layer holds a ``weight`` of shape (out_channels, in_channels / groups, *kernel_size)
+and a ``bias`` of shape (out_channels), and calls its functional twin (``F.conv2d``) in
+``forward``. Its hyper-parameters are stored as tuples, one entry per spatial dim, as in PyTorch
+(``kernel_size=3`` becomes ``(3, 3)`` in a ``Conv2d``); ``padding`` may instead be the string
+``'same'`` or ``'valid'``.
+
+``padding_mode`` other than ``'zeros'`` pads the input first (``'reflect'``, ``'replicate'``,
+``'circular'``, PyTorch: ``F.pad``) and then convolves without padding.
+
+Simplified: no ``ConvTranspose*d`` and no ``Lazy*`` layers (``_ConvNd`` still accepts
+``transposed=True`` and builds the transposed weight shape, as PyTorch's does).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from itertools import repeat
+from typing import Any
+
+from ..._creation import empty
+from ..._tensor import Tensor
+from ...ops.conv import pad_for_convolution
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d", "Conv3d"]
+
+
+def _ntuple(n: int, name: str) -> Any:
+    """PyTorch's torch/nn/modules/utils.py: a sequence becomes a tuple, anything else n copies."""
+
+    def parse(x: Any) -> tuple:
+        if isinstance(x, Iterable):
+            return tuple(x)
+        return tuple(repeat(x, n))
+
+    parse.__name__ = name
+    return parse
+
+
+_single = _ntuple(1, "_single")
+_pair = _ntuple(2, "_pair")
+_triple = _ntuple(3, "_triple")
+
+
+def _reverse_repeat_tuple(t: tuple, n: int) -> tuple:
+    """(1, 2) -> (2, 2, 1, 1) for n=2: the padding of each dim twice, last dim first (F.pad's order)."""
+    return tuple(x for x in reversed(t) for _ in range(n))
+
+
+class _ConvNd(Module):
+    """What every convolution layer shares: the checks, the parameters, their initialisation and
+    the repr."""
+
+    __constants__ = ["stride", "padding", "dilation", "groups", "padding_mode", "output_padding", "in_channels",
+                     "out_channels", "kernel_size"]
+
+    in_channels: int
+    out_channels: int
+    kernel_size: tuple
+    stride: tuple
+    padding: str | tuple
+    dilation: tuple
+    transposed: bool
+    output_padding: tuple
+    groups: int
+    padding_mode: str
+    weight: Tensor
+    bias: Tensor | None
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: tuple,
+                 padding: str | tuple, dilation: tuple, transposed: bool, output_padding: tuple, groups: int,
+                 bias: bool, padding_mode: str, device: Any = None, dtype: Any = None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        valid_padding_strings = {"same", "valid"}
+        if isinstance(padding, str):
+            if padding not in valid_padding_strings:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}")
+            if padding == "same" and any(s != 1 for s in stride):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(
+                f"padding_mode must be one of {valid_padding_modes}, but got padding_mode='{padding_mode}'")
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = kernel_size
+        self.stride = stride
+        self.padding = padding
+        self.dilation = dilation
+        self.transposed = transposed
+        self.output_padding = output_padding
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = self._padding_for_pad(padding, kernel_size, dilation)
+        if transposed:
+            shape = (in_channels, out_channels // groups, *kernel_size)
+        else:
+            shape = (out_channels, in_channels // groups, *kernel_size)
+        self.weight = Parameter(empty(shape, **factory_kwargs))
+        if bias:
+            self.bias = Parameter(empty(out_channels, **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    @staticmethod
+    def _padding_for_pad(padding: str | tuple, kernel_size: tuple, dilation: tuple) -> list | tuple:
+        """The padding in ``F.pad``'s order (last dim first, before and after), used by the
+        non-zero padding modes. For ``'same'``: dilation * (kernel - 1) in total, the odd one after."""
+        if not isinstance(padding, str):
+            return _reverse_repeat_tuple(padding, 2)
+        pads = [0, 0] * len(kernel_size)
+        if padding == "same":
+            for d, k, i in zip(dilation, kernel_size, range(len(kernel_size) - 1, -1, -1)):
+                total_padding = d * (k - 1)
+                left_pad = total_padding // 2
+                pads[2 * i] = left_pad
+                pads[2 * i + 1] = total_padding - left_pad
+        return pads
+
+    def reset_parameters(self) -> None:
+        """Weights uniform in ±1/sqrt(fan_in) (kaiming_uniform_ with a = sqrt(5)), fan_in =
+        in_channels / groups * prod(kernel_size); the bias uniform in the same range."""
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def extra_repr(self) -> str:
+        s = "{in_channels}, {out_channels}, kernel_size={kernel_size}, stride={stride}"
+        if self.padding != (0,) * len(self.padding):
+            s += ", padding={padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            s += ", dilation={dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += ", output_padding={output_padding}"
+        if self.groups != 1:
+            s += ", groups={groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += ", padding_mode={padding_mode}"
+        return s.format(**self.__dict__)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        if not hasattr(self, "padding_mode"):  # a layer pickled before padding_mode existed
+            self.padding_mode = "zeros"
+
+    def _pad_input(self, input: Tensor) -> Tensor:
+        """Pad with the layer's ``padding_mode`` (not 'zeros'): what PyTorch does with ``F.pad``."""
+        pads = self._reversed_padding_repeated_twice
+        dims = len(pads) // 2
+        pairs = [(pads[2 * (dims - 1 - i)], pads[2 * (dims - 1 - i) + 1]) for i in range(dims)]
+        return pad_for_convolution(input, pairs, self.padding_mode)
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over an input (N, C_in, L) or (C_in, L)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride),
+                         padding if isinstance(padding, str) else _single(padding), _single(dilation), False,
+                         _single(0), groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv1d(self._pad_input(input), weight, bias, self.stride, _single(0), self.dilation, self.groups)
+        return F.conv1d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over an input (N, C_in, H, W) or (C_in, H, W)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride),
+                         padding if isinstance(padding, str) else _pair(padding), _pair(dilation), False,
+                         _pair(0), groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv2d(self._pad_input(input), weight, bias, self.stride, _pair(0), self.dilation, self.groups)
+        return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over an input (N, C_in, D, H, W) or (C_in, D, H, W)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros",
+                 device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding if isinstance(padding, str) else _triple(padding), _triple(dilation), False,
+                         _triple(0), groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        if self.padding_mode != "zeros":
+            return F.conv3d(self._pad_input(input), weight, bias, self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)

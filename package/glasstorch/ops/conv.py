@@ -1,0 +1,474 @@
+"""Convolution: ``convolution`` (what ``F.conv1d/2d/3d`` call) and the padding its layers use.
+
+Mirrors aten/src/ATen/native/Convolution.cpp (``convolution``, its checks and
+``convolution_backward``), the "im2col" path of aten/src/ATen/native/ConvolutionMM2d.cpp, and for
+the padding modes aten/src/ATen/native/PadNd.cpp (``F.pad``).
+
+**Forward by im2col.** Every output value is a dot product between the weights and one window of
+the (zero-padded) input. ``sliding_window_view`` sees all the windows at once, without copying;
+laid out as the columns of one matrix ("im2col": one row per (channel, kernel offset), one
+column per (sample, output position)), the whole convolution is a single matrix product::
+
+    out[o, (n, p)] = sum over (c, k) of  weight[o, (c, k)] * columns[(c, k), (n, p)]
+
+Stride and dilation are only slicing steps over the windows; ``groups`` splits the channels into
+independent blocks: one product per block (a batched ``matmul``).
+
+**Backward.** The output is linear in the input and in the weight, so each gradient is the
+transposed product:
+
+* grad_weight = grad_out @ columns.T   (one more matrix product);
+* grad_columns = weight.T @ grad_out, then "col2im" adds every column back onto the input
+  positions it was read from. A loop over the kernel's few offsets does it with one slicing add
+  each, never a loop over pixels;
+* grad_bias = grad_out summed over the batch and the positions.
+
+With ``create_graph=True`` the two gradient products are themselves recorded (as
+``ConvolutionBackwardBackward0``), and *their* backwards are again convolutions and gradient
+products, so derivatives of any order work.
+
+Simplified: no transposed convolution (``ConvTranspose``), no ``output_padding``. PyTorch's CPU
+convolution usually runs in oneDNN (mkldnn) kernels, not im2col; the numbers agree to float
+rounding. PyTorch recomputes the columns for grad_weight; glasstorch keeps the forward's. PyTorch's
+``ConvolutionBackwardBackward0`` is one Node with three outputs, glasstorch records one Node per
+gradient product (same name) and the bias gradient as a ``sum``. float16/bfloat16 are computed in
+float32 and rounded once. ``pad_for_convolution`` is the part of ``F.pad`` the layers' padding modes
+need; for ``'circular'`` PyTorch records slice copies (``CopySlices``), glasstorch one
+``CircularPadBackward0``.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node
+from ._util import attach, records
+
+
+# --- the geometry: stride, padding, dilation, groups -----------------------------------------
+class _Geometry:
+    """What, besides the tensors, decides a convolution: per spatial dim ``stride``,
+    ``padding`` and ``dilation``, and the number of ``groups``."""
+
+    __slots__ = ("stride", "padding", "dilation", "groups")
+
+    def __init__(self, stride: tuple, padding: tuple, dilation: tuple, groups: int) -> None:
+        self.stride, self.padding, self.dilation, self.groups = stride, padding, dilation, groups
+
+    def output_size(self, size: Sequence[int], kernel: Sequence[int]) -> tuple:
+        """(size + 2 padding - dilation (kernel - 1) - 1) // stride + 1, per spatial dim."""
+        return tuple((n + 2 * p - d * (k - 1) - 1) // s + 1
+                     for n, k, s, p, d in zip(size, kernel, self.stride, self.padding, self.dilation))
+
+
+def _expand(value: Any, name: str, dims: int) -> tuple:
+    """PyTorch's ``expand_param_if_needed``: one number for every spatial dim, or one per dim."""
+    values = [int(value)] if isinstance(value, (int, np.integer)) else [int(v) for v in value]
+    if len(values) == 1:
+        return tuple(values * dims)
+    if len(values) != dims:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dims} values to match "
+                           f"the convolution dimensions, but got {name}={values}")
+    return tuple(values)
+
+
+_SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                 "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                 "uint8": "unsigned char", "bool": "bool"}
+
+
+def _scalar_type(t: Tensor) -> str:
+    """PyTorch's ScalarType name: Float, Double, Long, ..."""
+    return t.dtype.legacy_name.replace("Tensor", "")
+
+
+def _shape_list(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(n) for n in shape) + "]"
+
+
+def _check(input: Tensor, weight: Tensor, bias: Tensor | None, geometry: _Geometry) -> None:
+    """PyTorch's ``check_shape_forward`` and its backend's checks, in PyTorch's order."""
+    if bias is not None and bias.dtype is not input.dtype:
+        raise RuntimeError(f"Input type ({_SCALAR_NAMES[input.dtype.name]}) and bias type "
+                           f"({_SCALAR_NAMES[bias.dtype.name]}) should be the same")
+    if any(p < 0 for p in geometry.padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in geometry.stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d < 0 for d in geometry.dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    groups, w_shape, x_shape = geometry.groups, tuple(weight.shape), tuple(input.shape)
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if len(x_shape) != len(w_shape):
+        raise RuntimeError(f"Expected {len(w_shape)}-dimensional input for {len(w_shape)}-dimensional weight "
+                           f"{_shape_list(w_shape)}, but got {len(x_shape)}-dimensional input of size "
+                           f"{_shape_list(x_shape)} instead")
+    if w_shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {_shape_list(w_shape)} instead")
+    if w_shape[0] % groups != 0:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{_shape_list(w_shape)}] instead")
+    if x_shape[1] != w_shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {_shape_list(w_shape)}, expected input"
+                           f"{_shape_list(x_shape)} to have {w_shape[1] * groups} channels, but got {x_shape[1]} "
+                           "channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != w_shape[0]):
+        raise RuntimeError(f"Given weight of size {_shape_list(w_shape)}, expected bias to be 1-dimensional with "
+                           f"{w_shape[0]} elements, but got bias of size {_shape_list(bias.shape)} instead")
+    padded = [n + 2 * p for n, p in zip(x_shape[2:], geometry.padding)]
+    spans = [d * (k - 1) + 1 for k, d in zip(w_shape[2:], geometry.dilation)]
+    if any(n < k for n, k in zip(padded, spans)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, spans))}). Kernel size can't be greater than actual input "
+                           "size")
+    _check_backend(input, weight, geometry)
+
+
+def _check_backend(input: Tensor, weight: Tensor, geometry: _Geometry) -> None:
+    """What PyTorch's CPU kernels check last (it runs a 1-D convolution as a 2-D one of height 1)."""
+    if input.dtype.name == "bool":
+        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
+    kernel, dilation = tuple(weight.shape[2:]), geometry.dilation
+    if len(kernel) == 1:
+        kernel, dilation = (1,) + kernel, (1,) + dilation
+    if any(k <= 0 for k in kernel):
+        sizes = (f" kernel_height: {kernel[0]} kernel_width: {kernel[1]}" if len(kernel) == 2
+                 else f": {' x '.join(map(str, kernel))} (TxHxW)")
+        raise RuntimeError(f"kernel size should be greater than zero, but got{sizes}")
+    if any(d == 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+
+
+# --- the numpy kernels: im2col, the three products, col2im -----------------------------------
+def _compute_dtype(data: np.ndarray) -> np.dtype:
+    # float16/bfloat16 matrix products are slow (or missing) in numpy: compute in float32
+    return np.dtype(np.float32) if data.dtype.itemsize == 2 and data.dtype.kind not in "iu" else data.dtype
+
+
+def _pad_zeros(x: np.ndarray, padding: tuple) -> np.ndarray:
+    if not any(padding):
+        return x
+    padded = np.zeros(x.shape[:2] + tuple(n + 2 * p for n, p in zip(x.shape[2:], padding)), dtype=x.dtype)
+    padded[(slice(None), slice(None)) + tuple(slice(p, p + n) for n, p in zip(x.shape[2:], padding))] = x
+    return padded
+
+
+def _columns(x: np.ndarray, kernel: tuple, geometry: _Geometry) -> np.ndarray:
+    """im2col: the windows of ``x`` (N, C, *size) as an array (C, *kernel, N, *out_size), that is
+    a (C * prod(kernel), N * prod(out_size)) matrix. The one copy of the forward pass."""
+    dims = len(kernel)
+    spatial = tuple(range(2, 2 + dims))
+    spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, geometry.dilation))
+    windows = sliding_window_view(_pad_zeros(x, geometry.padding), spans, axis=spatial)  # (N, C, *pos, *spans)
+    steps = (tuple(slice(None, None, s) for s in geometry.stride)
+             + tuple(slice(None, None, d) for d in geometry.dilation))
+    windows = windows[(slice(None), slice(None)) + steps]  # (N, C, *out_size, *kernel)
+    order = (1,) + tuple(range(2 + dims, 2 + 2 * dims)) + (0,) + spatial
+    return np.ascontiguousarray(windows.transpose(order))
+
+
+def _weight_matrix(w: np.ndarray, groups: int) -> np.ndarray:
+    """The weight (O, C/groups, *kernel) as (groups, O/groups, C/groups * prod(kernel))."""
+    return w.reshape(groups, w.shape[0] // groups, -1)
+
+
+def _positions(a: np.ndarray) -> int:
+    """N * prod(out_size) of an (N, channels, *out_size) array: the columns' count. (Spelled out:
+    numpy cannot infer a -1 dim of an empty array.)"""
+    return a.shape[0] * int(np.prod(a.shape[2:]))
+
+
+def _grad_matrix(g: np.ndarray, groups: int) -> np.ndarray:
+    """grad_out (N, O, *out_size) as (groups, O/groups, N * prod(out_size)), matching the columns."""
+    dims = tuple(range(2, g.ndim))
+    return np.ascontiguousarray(g.transpose((1, 0) + dims)).reshape(groups, g.shape[1] // groups, _positions(g))
+
+
+def _forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
+                    geometry: _Geometry) -> tuple[np.ndarray, np.ndarray]:
+    """out = weight @ columns (+ bias), per group, laid out back as (N, O, *out_size).
+    Returns (out, columns)."""
+    dtype = x.dtype
+    x, w = x.astype(_compute_dtype(x), copy=False), w.astype(_compute_dtype(w), copy=False)
+    columns = _columns(x, w.shape[2:], geometry)  # (C, *kernel, N, *out_size)
+    dims = x.ndim - 2
+    out_size = columns.shape[-dims:]
+    rows = w.shape[1] * int(np.prod(w.shape[2:]))  # C/groups * prod(kernel)
+    columns = columns.reshape(geometry.groups, rows, x.shape[0] * int(np.prod(out_size)))
+    product = np.matmul(_weight_matrix(w, geometry.groups), columns)  # (groups, O/groups, N * L)
+    if b is not None:
+        product += b.astype(product.dtype, copy=False).reshape(geometry.groups, -1, 1)
+    out = product.reshape((w.shape[0], x.shape[0]) + out_size).transpose((1, 0) + tuple(range(2, 2 + dims)))
+    return np.ascontiguousarray(out).astype(dtype, copy=False), columns
+
+
+def _weight_grad_values(x: np.ndarray, g: np.ndarray, weight_shape: tuple, geometry: _Geometry,
+                        columns: np.ndarray | None = None) -> np.ndarray:
+    """grad_weight = grad_out @ columns.T, per group (``columns``: the forward's, if it kept them)."""
+    dtype = g.dtype
+    g = g.astype(_compute_dtype(g), copy=False)
+    if columns is None:
+        columns = _columns(x.astype(_compute_dtype(x), copy=False), weight_shape[2:], geometry)
+    rows = weight_shape[1] * int(np.prod(weight_shape[2:]))
+    columns = columns.reshape(geometry.groups, rows, _positions(g))  # (groups, C/groups * K, N * L)
+    grad = np.matmul(_grad_matrix(g, geometry.groups), columns.transpose(0, 2, 1))
+    return grad.reshape(weight_shape).astype(dtype, copy=False)
+
+
+def _input_grad_values(g: np.ndarray, w: np.ndarray, input_shape: tuple, geometry: _Geometry) -> np.ndarray:
+    """grad_columns = weight.T @ grad_out, then col2im: add each kernel offset's column block back
+    onto the input positions it was read from (one strided slice per offset)."""
+    dtype = g.dtype
+    g, w = g.astype(_compute_dtype(g), copy=False), w.astype(_compute_dtype(w), copy=False)
+    kernel, out_size = w.shape[2:], g.shape[2:]
+    grad_columns = np.matmul(_weight_matrix(w, geometry.groups).transpose(0, 2, 1), _grad_matrix(g, geometry.groups))
+    grad_columns = grad_columns.reshape((input_shape[1],) + kernel + (g.shape[0],) + out_size)  # (C, *k, N, *out)
+    padded_size = tuple(n + 2 * p for n, p in zip(input_shape[2:], geometry.padding))
+    # accumulate channel-first, as the columns are laid out: (C, N, *padded_size)
+    grad_input = np.zeros((input_shape[1], input_shape[0]) + padded_size, dtype=grad_columns.dtype)
+    for offset in np.ndindex(*kernel):
+        window = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
+                       for o, d, s, m in zip(offset, geometry.dilation, geometry.stride, out_size))
+        grad_input[(slice(None), slice(None)) + window] += grad_columns[(slice(None),) + offset]
+    inside = tuple(slice(p, p + n) for n, p in zip(input_shape[2:], geometry.padding))
+    grad_input = grad_input[(slice(None), slice(None)) + inside].transpose((1, 0) + tuple(range(2, len(input_shape))))
+    return np.ascontiguousarray(grad_input).astype(dtype, copy=False)
+
+
+# --- the differentiable ops -------------------------------------------------------------------
+class ConvolutionBackward0(Node):
+    """out = convolution(input, weight) + bias: what ``F.conv1d/2d/3d`` record.
+    Edges in PyTorch's order: (input, weight, bias)."""
+
+    saved_names = ("input", "weight")
+
+    def backward(self, grad: Tensor) -> tuple:
+        input, weight = self.saved_tensors
+        geometry = self.geometry
+        grad_input = grad_weight = grad_bias = None
+        if self.needs_input_grad(0):
+            grad_input = _input_grad(grad, weight, tuple(input.shape), geometry)
+        if self.needs_input_grad(1):
+            grad_weight = _weight_grad(input, grad, tuple(weight.shape), geometry, self.columns)
+        if self.needs_input_grad(2):
+            grad_bias = grad.sum(dim=(0,) + tuple(range(2, grad.dim())))
+        return grad_input, grad_weight, grad_bias
+
+    def release_variables(self) -> None:
+        super().release_variables()
+        self.columns = None
+
+
+class ConvolutionBackwardBackward0(Node):
+    """One of the two gradient products of a convolution, recorded only under ``create_graph``.
+
+    ``wrt == "input"``:  out = grad_input(grad_out, weight); edges (grad_out, weight).
+    ``wrt == "weight"``: out = grad_weight(input, grad_out); edges (input, grad_out).
+    Both are linear in each argument, and the adjoint of each is a convolution or the other
+    product: for a gradient ``h`` of the output,
+      grad_input:  d/d grad_out = conv(h, weight),   d/d weight = grad_weight(h, grad_out);
+      grad_weight: d/d input = grad_input(grad_out, h), d/d grad_out = conv(input, h).
+    """
+
+    def backward(self, grad: Tensor) -> tuple:
+        first, second = self.saved_tensors
+        geometry = self.geometry
+        if self.wrt == "input":
+            grad_out, weight = first, second
+            return (_convolve(grad, weight, None, geometry) if self.needs_input_grad(0) else None,
+                    _weight_grad(grad, grad_out, tuple(weight.shape), geometry) if self.needs_input_grad(1) else None)
+        input, grad_out = first, second
+        return (_input_grad(grad_out, grad, tuple(input.shape), geometry) if self.needs_input_grad(0) else None,
+                _convolve(input, grad, None, geometry) if self.needs_input_grad(1) else None)
+
+
+def _input_grad(grad_out: Tensor, weight: Tensor, input_shape: tuple, geometry: _Geometry) -> Tensor:
+    out = _wrap(_input_grad_values(grad_out._data, weight._data, input_shape, geometry))
+    if records(grad_out, weight):  # only under create_graph
+        node = ConvolutionBackwardBackward0(grad_out, weight)
+        node.save_for_backward(grad_out, weight)
+        node.wrt, node.geometry = "input", geometry
+        attach(out, node)
+    return out
+
+
+def _weight_grad(input: Tensor, grad_out: Tensor, weight_shape: tuple, geometry: _Geometry,
+                 columns: np.ndarray | None = None) -> Tensor:
+    out = _wrap(_weight_grad_values(input._data, grad_out._data, weight_shape, geometry, columns))
+    if records(input, grad_out):
+        node = ConvolutionBackwardBackward0(input, grad_out)
+        node.save_for_backward(input, grad_out)
+        node.wrt, node.geometry = "weight", geometry
+        attach(out, node)
+    return out
+
+
+def _convolve(input: Tensor, weight: Tensor, bias: Tensor | None, geometry: _Geometry) -> Tensor:
+    """The checked convolution: values, bias, and the Node."""
+    values, columns = _forward_values(input._data, weight._data, None if bias is None else bias._data, geometry)
+    out = _wrap(values)
+    if records(input, weight, bias):
+        node = ConvolutionBackward0(input, weight, bias)
+        node.save_for_backward(input, weight)  # both, always, as PyTorch does
+        node.geometry = geometry
+        # the im2col matrix, kept for grad_weight: PyTorch recomputes it; keeping it costs memory
+        # (prod(kernel) times the input's) and saves a tenth of the backward's time
+        node.columns = columns if node.needs_input_grad(1) else None
+        node._saved_groups, node._saved_transposed = geometry.groups, False
+        node._saved_output_padding = (0,) * len(geometry.stride)
+        attach(out, node)
+    return out
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                dilation: Any = 1, groups: int = 1) -> Tensor:
+    """A batched 1-D, 2-D or 3-D convolution (a cross-correlation, as in PyTorch): input
+    (N, C_in, *size), weight (C_out, C_in / groups, *kernel), bias (C_out) or None. ``stride``,
+    ``padding`` (zeros, on both sides) and ``dilation`` are an int or one int per spatial dim."""
+    if weight.dim() < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    dims = weight.dim() - 2
+    geometry = _Geometry(_expand(stride, "stride", dims), _expand(padding, "padding", dims),
+                         _expand(dilation, "dilation", dims), int(groups))
+    _check(input, weight, bias, geometry)
+    out = _convolve(input, weight, bias, geometry)
+    if out.grad_fn is not None:
+        # PyTorch shows the arguments as they were passed, before expanding them to every dim
+        node = out.grad_fn
+        node._saved_stride, node._saved_padding, node._saved_dilation = map(_as_passed, (stride, padding, dilation))
+    return out
+
+
+def _as_passed(value: Any) -> tuple:
+    return (int(value),) if isinstance(value, (int, np.integer)) else tuple(int(v) for v in value)
+
+
+# --- padding for the layers' padding modes ---------------------------------------------------
+_NUMPY_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+class ConstantPadNdBackward0(Node):
+    """out = input padded with zeros (or cropped, where a padding is negative): the gradient is
+    the output's gradient cropped back (or zero-padded), which is a constant padding again."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (pad_for_convolution(grad, [(-before, -after) for before, after in self.pairs], "constant"),)
+
+
+class _FoldPadBackward(Node):
+    """out = input padded with copies of its own elements: each input element's gradient is the
+    sum of the gradients at the positions it was copied to. A 0/1 matrix per padded dim folds
+    them back (a ``matmul``, so that create_graph works)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        for axis, fold in self.folds:
+            grad = grad.transpose(axis, -1).matmul(fold.to(grad.dtype)).transpose(axis, -1)
+        return (grad,)
+
+
+class ReflectionPad1DBackward0(_FoldPadBackward):
+    pass
+
+
+class ReflectionPad2DBackward0(_FoldPadBackward):
+    pass
+
+
+class ReflectionPad3DBackward0(_FoldPadBackward):
+    pass
+
+
+class ReplicationPad1DBackward0(_FoldPadBackward):
+    pass
+
+
+class ReplicationPad2DBackward0(_FoldPadBackward):
+    pass
+
+
+class ReplicationPad3DBackward0(_FoldPadBackward):
+    pass
+
+
+class CircularPadBackward0(_FoldPadBackward):
+    """PyTorch pads circularly with slice copies and records ``CopySlices``."""
+
+
+_PAD_NODES = {
+    ("reflect", 1): ReflectionPad1DBackward0, ("reflect", 2): ReflectionPad2DBackward0,
+    ("reflect", 3): ReflectionPad3DBackward0, ("replicate", 1): ReplicationPad1DBackward0,
+    ("replicate", 2): ReplicationPad2DBackward0, ("replicate", 3): ReplicationPad3DBackward0,
+}
+
+
+def _pad_node_class(mode: str, dims: int) -> type:
+    if mode == "constant":
+        return ConstantPadNdBackward0
+    return CircularPadBackward0 if mode == "circular" else _PAD_NODES[mode, dims]
+
+
+def _check_pad(input: Tensor, pairs: Sequence[tuple], mode: str) -> None:
+    """PyTorch's checks in ``F.pad`` for the non-constant modes (it checks the last dim first)."""
+    dims, ndim = len(pairs), input.dim()
+    if mode != "constant" and not dims + 1 <= ndim <= dims + 2:
+        raise NotImplementedError(
+            f"Padding size {2 * dims} is not supported for {ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    for j, (before, after) in enumerate(reversed(pairs)):
+        axis = ndim - 1 - j
+        size = input.shape[axis]
+        if mode == "reflect" and (before >= size or after >= size):
+            raise RuntimeError(f"Argument #{4 + 2 * j}: Padding size should be less than the corresponding input "
+                               f"dimension, but got: padding ({before}, {after}) at dimension {axis} of input "
+                               f"{_shape_list(input.shape)}")
+        if mode == "circular" and (before > size or after > size):
+            raise RuntimeError("Padding value causes wrapping around more than once.")
+
+
+def _fold(size: int, before: int, after: int, mode: str) -> Tensor:
+    """The 0/1 matrix (padded size, size) that sends each padded position of one dim to the
+    input position it copies."""
+    source = np.pad(np.arange(size), (before, after), mode=_NUMPY_PAD_MODES[mode])
+    matrix = np.zeros((source.size, size), dtype=np.float32)
+    matrix[np.arange(source.size), source] = 1.0
+    return _wrap(matrix)
+
+
+def _constant_pad_values(x: np.ndarray, pairs: list) -> np.ndarray:
+    """Zero padding of the last dims, where a negative padding crops (as ``constant_pad_nd``)."""
+    lead = x.ndim - len(pairs)
+    crop = tuple(slice(max(-before, 0), n - max(-after, 0)) for n, (before, after) in zip(x.shape[lead:], pairs))
+    x = x[(slice(None),) * lead + crop]
+    return np.pad(x, [(0, 0)] * lead + [(max(before, 0), max(after, 0)) for before, after in pairs])
+
+
+def pad_for_convolution(input: Tensor, pairs: Sequence[tuple], mode: str = "constant") -> Tensor:
+    """Pad the last ``len(pairs)`` dims of ``input``, ``pairs[i] = (before, after)`` for the i-th of
+    them (PyTorch's ``F.pad`` takes them flat and last dim first). ``mode``: ``'constant'``
+    (zeros; a negative padding crops), ``'reflect'``, ``'replicate'`` or ``'circular'``."""
+    pairs = [(int(before), int(after)) for before, after in pairs]
+    _check_pad(input, pairs, mode)
+    lead = input.dim() - len(pairs)
+    if mode == "constant":
+        out = _wrap(_constant_pad_values(input._data, pairs))
+    else:
+        out = _wrap(np.pad(input._data, [(0, 0)] * lead + pairs, mode=_NUMPY_PAD_MODES[mode]))
+    if records(input):
+        node = _pad_node_class(mode, len(pairs))(input)
+        if mode == "constant":
+            node.pairs = pairs
+        else:
+            node.folds = [(lead + i, _fold(input.shape[lead + i], before, after, mode))
+                          for i, (before, after) in enumerate(pairs) if before or after]
+        attach(out, node)
+    return out
