@@ -8,7 +8,10 @@ and the report gives medians and ratios. Targets from the issue:
 * per-op overhead (a shape-(1,) add or mul, forward + backward): at most 0.5x PyTorch's time;
 * a 100,000-op chain, forward + backward: completes, in at most 0.5x PyTorch's time;
 * one training step of a 784-256-128-10 MLP at batch 128 (tensor ops, manual SGD update):
-  at most 1.0x PyTorch's and 1.15x hand-written numpy's time.
+  at most 1.0x PyTorch's and 1.15x hand-written numpy's time;
+* the same MLP written with nn.Sequential, cross_entropy and SGD with momentum: the same targets;
+* one training step of the seeds' MNIST Net (batch 64, 1x28x28, SGD with momentum): at most 1.6x
+  PyTorch's and 1.15x hand-written numpy's time (numpy_nets.py holds the hand-written versions).
 
     python benchmarks/run.py [--quick]
 """
@@ -32,6 +35,9 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "package"))
 import glasstorch  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import numpy_nets  # noqa: E402  (the hand-written numpy versions)
 
 try:
     import torch
@@ -137,6 +143,70 @@ def mlp_step_numpy(data: dict, lr: float = 0.01) -> Callable[[], None]:
     return run
 
 
+def nn_mlp_step(lib, data: dict) -> Callable[[], None]:
+    """The MLP as a framework user writes it: nn.Sequential, cross_entropy, SGD with momentum."""
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 10))
+    _load(lib, model, {"0.weight": data["params"]["W0"].T, "0.bias": data["params"]["b0"],
+                       "2.weight": data["params"]["W1"].T, "2.bias": data["params"]["b1"],
+                       "4.weight": data["params"]["W2"].T, "4.bias": data["params"]["b2"]})
+    return _training_step(lib, model, lib.tensor(data["x"]), lib.tensor(data["labels"]), lib.nn.functional.cross_entropy)
+
+
+def cnn_data(seed: int = 0) -> dict:
+    """The seeds' MNIST Net: its initial weights (PyTorch's init bounds), a batch of 64 1x28x28 images."""
+    rng = np.random.default_rng(seed)
+    shapes = {"conv1.weight": (10, 1, 5, 5), "conv1.bias": (10,), "conv2.weight": (20, 10, 5, 5), "conv2.bias": (20,),
+              "fc1.weight": (50, 320), "fc1.bias": (50,), "fc2.weight": (10, 50), "fc2.bias": (10,)}
+    fan_in = {"conv1": 25, "conv2": 250, "fc1": 320, "fc2": 50}
+    params = {k: (rng.uniform(-1, 1, s) / np.sqrt(fan_in[k.split(".")[0]])).astype(np.float32)
+              for k, s in shapes.items()}
+    return {"params": params, "x": rng.standard_normal((64, 1, 28, 28)).astype(np.float32),
+            "labels": rng.integers(0, 10, 64)}
+
+
+def cnn_step(lib, data: dict) -> Callable[[], None]:
+    """One training step of the seeds' MNIST Net (seed 004), exactly as written there."""
+    nn, F = lib.nn, lib.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 10, kernel_size=5)
+            self.conv2 = nn.Conv2d(10, 20, kernel_size=5)
+            self.conv2_drop = nn.Dropout2d()
+            self.fc1 = nn.Linear(320, 50)
+            self.fc2 = nn.Linear(50, 10)
+
+        def forward(self, x):
+            x = F.relu(F.max_pool2d(self.conv1(x), 2))
+            x = F.relu(F.max_pool2d(self.conv2_drop(self.conv2(x)), 2))
+            x = x.view(-1, 320)
+            x = F.relu(self.fc1(x))
+            x = F.dropout(x, training=self.training)
+            x = self.fc2(x)
+            return F.log_softmax(x, dim=1)
+
+    model = Net()
+    _load(lib, model, data["params"])
+    return _training_step(lib, model, lib.tensor(data["x"]), lib.tensor(data["labels"]), F.nll_loss)
+
+
+def _load(lib, model, arrays: dict) -> None:
+    model.load_state_dict({k: lib.tensor(np.ascontiguousarray(v)) for k, v in arrays.items()})
+
+
+def _training_step(lib, model, x, labels, loss_fn) -> Callable[[], None]:
+    optimizer = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+
+    def run() -> None:
+        optimizer.zero_grad()
+        loss_fn(model(x), labels).backward()
+        optimizer.step()
+
+    return run
+
+
 # --- timing ---------------------------------------------------------------------------------
 def interleaved(candidates: dict, rounds: int) -> dict:
     """Run each candidate once per round, in turn; return each one's list of times (seconds)."""
@@ -195,11 +265,29 @@ def main() -> None:
     mlp = results["mlp"]
     print(f"  glasstorch / numpy: {mlp['glasstorch'] / mlp['numpy']:.2f}x")
 
-    if torch is not None:
-        print("\nTargets (glasstorch / torch): per-op <= 0.5, chain <= 0.5, MLP <= 1.0; MLP / numpy <= 1.15")
-        for key in ("tiny add", "tiny mul", "chain", "mlp"):
-            ratio = results[key]["glasstorch"] / results[key]["torch"]
-            print(f"  {key:<9} {ratio:.2f}x")
+    candidates = {name: nn_mlp_step(lib, data) for name, lib in libs.items()}
+    candidates["numpy"] = numpy_nets.mlp_step(data["params"], data["x"], data["labels"])
+    times = interleaved(candidates, rounds * 5)
+    results["nn mlp"] = report("nn.Sequential MLP 784-256-128-10, batch 128, SGD with momentum: one step", times,
+                               unit="ms", baseline="torch")
+
+    cnn = cnn_data()
+    candidates = {name: cnn_step(lib, cnn) for name, lib in libs.items()}
+    candidates["numpy"] = numpy_nets.cnn_step(cnn["params"], cnn["x"], cnn["labels"])
+    times = interleaved(candidates, rounds * 3)
+    results["cnn"] = report("the seeds' MNIST Net, batch 64x1x28x28, SGD with momentum: one step", times,
+                            unit="ms", baseline="torch")
+
+    print("\nTargets: glasstorch / torch and glasstorch / hand-written numpy")
+    targets = {"tiny add": (0.5, None), "tiny mul": (0.5, None), "chain": (0.5, None), "mlp": (1.0, 1.15),
+               "nn mlp": (1.0, 1.15), "cnn": (1.6, 1.15)}
+    for key, (vs_torch, vs_numpy) in targets.items():
+        line = f"  {key:<9}"
+        if torch is not None:
+            line += f" {results[key]['glasstorch'] / results[key]['torch']:.2f}x torch (target <= {vs_torch})"
+        if vs_numpy is not None:
+            line += f"   {results[key]['glasstorch'] / results[key]['numpy']:.2f}x numpy (target <= {vs_numpy})"
+        print(line)
 
 
 if __name__ == "__main__":
