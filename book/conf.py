@@ -41,3 +41,8 @@ html_theme_options = {
     "home_page_in_toc": False,  # the sidebar title already links home
 }
 html_show_sourcelink = False
+
+# Progress bars (tqdm.auto) are ipywidgets in Jupyter. Their JavaScript (require.js and the widget
+# manager) would come from a CDN, and the book must work offline: load none. The bars then show
+# as their text, which is what a reader of a finished run needs.
+nb_ipywidgets_js = {}
