@@ -64,7 +64,8 @@ def test_module_init_rejects_arguments():
 
 def test_cuda_raises_a_clear_error():
     lin = nn.Linear(1, 1)
-    for call in (lin.cuda, lambda: lin.to("cuda"), lambda: lin.to("cuda:0"), lambda: lin.cuda(0)):
+    for call in (lin.cuda, lambda: lin.to("cuda"), lambda: lin.to("cuda:0"), lambda: lin.cuda(0), lambda: lin.to(0),
+                 lambda: torch.ones(1).to(0), lambda: torch.ones(1).to(torch.device("cuda"), torch.float64)):
         with pytest.raises(RuntimeError, match="no CUDA device"):
             call()
     assert lin.to("cpu") is lin and lin.cpu() is lin

@@ -81,6 +81,30 @@ def _check_device(where: Any) -> None:
         )
 
 
+def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, "_dtypes.dtype | None", builtins.bool]:
+    """The arguments of ``to()`` (Tensor's and Module's) as ``(device, dtype, copy)``: PyTorch's
+    ``torch._C._nn._parse_to``. Positionally: a dtype, a device (str, int or device), a tensor
+    (its device and dtype), ``None`` for "keep it", a bool (non_blocking, ignored)."""
+    where, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    copy = kwargs.pop("copy", False)
+    kwargs.pop("non_blocking", None)
+    kwargs.pop("memory_format", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for arg in args:
+        if arg is None or isinstance(arg, builtins.bool):
+            continue  # None: keep the device (or the dtype); a bool: non_blocking
+        if isinstance(arg, Tensor):  # (first: `tensor in (float, ...)` would compare elementwise)
+            where, dtype = arg.device, arg.dtype
+        elif isinstance(arg, _dtypes.dtype) or arg in (builtins.float, builtins.int, builtins.bool):
+            dtype = arg
+        elif isinstance(arg, (str, builtins.int, device)):
+            where = f"cuda:{arg}" if isinstance(arg, builtins.int) else arg  # to(0) is the first GPU
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
+    return where, (_dtypes.canonical(dtype) if dtype is not None else None), copy
+
+
 # The version counter: a one-element list, [number of in-place changes]. Views share their base's
 # list, so a change made through any of them is counted for all. (A list rather than a small class:
 # every op creates one, and a list literal costs a fraction of a class instantiation.)
@@ -323,27 +347,7 @@ class Tensor:
     def to(self, *args: Any, **kwargs: Any) -> "Tensor":
         """``to(dtype)``, ``to(device)``, ``to(other_tensor)``, ``to(device, dtype)``; keywords
         ``dtype=``, ``device=``, ``copy=``, ``non_blocking=`` (ignored)."""
-        dtype, where = kwargs.pop("dtype", None), kwargs.pop("device", None)
-        copy = kwargs.pop("copy", False)
-        kwargs.pop("non_blocking", None)
-        kwargs.pop("memory_format", None)
-        if kwargs:
-            raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        if dtype is not None:
-            dtype = _dtypes.canonical(dtype)
-        for arg in args:
-            if arg is None:
-                continue  # to(None, dtype): "keep the device" (or the dtype)
-            if isinstance(arg, _dtypes.dtype) or arg in (builtins.float, builtins.int, builtins.bool):
-                dtype = _dtypes.canonical(arg)
-            elif isinstance(arg, Tensor):
-                dtype = arg.dtype
-            elif isinstance(arg, (str, device)):
-                where = arg
-            elif isinstance(arg, builtins.bool):
-                pass  # non_blocking given positionally
-            else:
-                raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
+        where, dtype, copy = _parse_to(*args, **kwargs)
         _check_device(where)
         if dtype is None or dtype is self.dtype:
             return self.clone() if copy else self

@@ -9,7 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .._creation import tensor as _tensor
+import numpy as np
+
+from .._creation import randn, tensor as _tensor
 from .._tensor import Size, Tensor
 from ..autograd.grad_mode import no_grad
 
@@ -30,7 +32,7 @@ class Normal:
             raise ValueError(f"Expected parameter scale ({type(scale).__name__} of shape {tuple(scale.shape)}) of "
                              f"distribution Normal(loc: {loc.shape}, scale: {scale.shape}) to satisfy the constraint "
                              f"GreaterThan(lower_bound=0.0), but found invalid values:\n{scale}")
-        shape = Size(__import__("numpy").broadcast_shapes(loc.shape, scale.shape))
+        shape = Size(np.broadcast_shapes(loc.shape, scale.shape))
         self.loc = loc.expand(shape) if loc.shape != shape else loc
         self.scale = scale.expand(shape) if scale.shape != shape else scale
         self.batch_shape = shape
@@ -52,8 +54,6 @@ class Normal:
 
     def rsample(self, sample_shape: tuple = ()) -> Tensor:
         """A sample that gradients flow through (the reparameterisation trick): loc + eps * scale."""
-        from .._creation import randn
-
         eps = randn(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
         return self.loc + eps * self.scale
 

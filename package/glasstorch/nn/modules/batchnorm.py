@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..._creation import empty, ones, tensor, zeros
+from ..._creation import ones, tensor, zeros
 from ..._tensor import Tensor
 from ... import dtypes
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import _register_affine, _reset_affine
 
 
 class _NormBase(Module):
@@ -33,15 +32,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if self.affine:
-            self.weight = Parameter(empty(num_features, **factory_kwargs))
-            if bias:
-                self.bias = Parameter(empty(num_features, **factory_kwargs))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, (num_features,), affine, bias, factory_kwargs)
         if self.track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **factory_kwargs))
             self.register_buffer("running_var", ones(num_features, **factory_kwargs))
@@ -60,10 +51,7 @@ class _NormBase(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any, Callable, Iterator
 
 from ... import dtypes as _dtypes
-from ..._tensor import Tensor, _check_device, device as _device
+from ..._tensor import Tensor, _check_device, _parse_to
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
@@ -385,7 +385,7 @@ class Module:
     def to(self, *args: Any, **kwargs: Any) -> "Module":
         """``to(dtype)``, ``to(device)``, ``to(tensor)``, ``to(device, dtype)``. Only floating-point
         parameters and buffers change dtype; integer ones (``num_batches_tracked``) keep theirs."""
-        device, dtype = _parse_to(*args, **kwargs)
+        device, dtype, _ = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={dtype}")
         _check_device(device)
@@ -1027,26 +1027,3 @@ class Module:
         keys = module_attrs + attrs + parameters + modules + buffers
         keys = [key for key in keys if not key[0].isdigit()]  # Sequential's "0", "1" are not attributes
         return sorted(keys)
-
-
-def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
-    """``Module.to``'s arguments as ``(device, dtype)``: PyTorch's ``torch._C._nn._parse_to``."""
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
-    if kwargs:
-        raise TypeError(f"to() received an invalid combination of arguments - got an unexpected keyword "
-                        f"argument '{next(iter(kwargs))}'")
-    for arg in args:
-        if isinstance(arg, Tensor):
-            device, dtype = arg.device, arg.dtype
-        elif isinstance(arg, _dtypes.dtype):
-            dtype = arg
-        elif isinstance(arg, (str, int, _device)) and not isinstance(arg, bool):
-            device = arg
-        elif isinstance(arg, bool):
-            pass  # non_blocking, given positionally
-        else:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({_typename(arg)})")
-    return device, (_dtypes.canonical(dtype) if dtype is not None else None)
