@@ -3,6 +3,7 @@
 #
 #   make lab     JupyterLab on the book          make test    the whole test suite
 #   make book    the HTML book in _build/html    make bench   the benchmarks
+#   make exercises  exercises/ from solutions/   make grade   grade notebooks (yours: exercises/)
 
 PYTHON ?= python3
 VENV   := .venv
@@ -13,6 +14,8 @@ LAB_ARGS    ?=
 PYTEST_ARGS ?=
 SPHINX_ARGS ?=
 BENCH_ARGS  ?=
+GRADE       ?= exercises
+GRADE_ARGS  ?=
 
 # debugpy (inside ipykernel) warns on stderr about frozen modules; in a notebook that warning is an
 # output nbval would compare.
@@ -22,7 +25,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab book test bench clean distclean
+.PHONY: help setup lab book test bench exercises grade clean distclean
 
 help:
 	@echo "glasstorch — PyTorch's internals, opened up"
@@ -31,6 +34,8 @@ help:
 	@echo "  make book       execute every chapter and build the HTML book into _build/html/ (SPHINX_ARGS=...)"
 	@echo "  make test       run the tests and every notebook (extra options: PYTEST_ARGS='-k tensor')"
 	@echo "  make bench      run the benchmarks (benchmarks/run.py; options: BENCH_ARGS=...)"
+	@echo "  make exercises  write exercises/ from solutions/ (teachers, after editing a solution)"
+	@echo "  make grade      grade your exercise notebooks (GRADE=folder-or-notebooks, GRADE_ARGS='--csv class.csv')"
 	@echo "  make setup      only create/update the environment in $(VENV)"
 	@echo "  make clean      remove _build and caches (keeps $(VENV))"
 	@echo "  make distclean  clean, and remove $(VENV) too"
@@ -59,6 +64,14 @@ test:
 bench:
 	@$(SETUP) course
 	$(BIN)/python benchmarks/run.py $(BENCH_ARGS)
+
+exercises:
+	@$(SETUP) course
+	$(BIN)/python -m glasstorch.course.generate solutions exercises
+
+grade:
+	@$(SETUP) course
+	$(BIN)/glasstorch-grade $(GRADE) $(GRADE_ARGS)
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis .jupyter_cache test-artifacts package/*.egg-info

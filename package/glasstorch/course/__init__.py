@@ -1,5 +1,6 @@
-"""What only the course needs: notebook helpers (and, later, exercise checks and the grader)."""
-from .notebook import show_source
+"""What only the course needs: notebook helpers, the exercises' checks and the grader."""
 from .chapter_map import chapter_map
+from .checking import check, run_check
+from .notebook import show_source
 
-__all__ = ["show_source", "chapter_map"]
+__all__ = ["show_source", "chapter_map", "check", "run_check"]

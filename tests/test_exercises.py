@@ -1,0 +1,75 @@
+"""The exercises: every check passes on its solution, says "not written" on the learner's stub,
+and catches the plausible wrong answers of tests/wrong_answers/chNN.py."""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from course_support import EXERCISES, SOLUTIONS, notebook_namespace, solution_paths
+from glasstorch.course.checking import FAILED, NOT_WRITTEN, PASSED, exercises_of, run_check
+
+CHAPTERS = [path.name[:2] for path in solution_paths()]
+
+
+def _wrong_answers(chapter: str) -> dict:
+    return importlib.import_module(f"wrong_answers.ch{chapter}").WRONG
+
+
+def _exercise_params() -> list:
+    params = []
+    for path in solution_paths():
+        for ex in exercises_of(path.name[:2]):
+            params.append(pytest.param(path, ex.id, id=ex.id))
+    return params
+
+
+@pytest.mark.parametrize("path, exercise_id", _exercise_params())
+def test_the_solution_passes(path: Path, exercise_id: str) -> None:
+    entry = run_check(exercise_id, lambda *a: None).exercise.entry
+    result = run_check(exercise_id, notebook_namespace(path)[entry])
+    assert result.status == PASSED, str(result)
+
+
+@pytest.mark.parametrize("path, exercise_id", _exercise_params())
+def test_the_stub_is_not_written_yet(path: Path, exercise_id: str) -> None:
+    entry = run_check(exercise_id, lambda *a: None).exercise.entry
+    result = run_check(exercise_id, notebook_namespace(EXERCISES / path.name)[entry])
+    assert result.status == NOT_WRITTEN, str(result)
+
+
+def _wrong_params() -> list:
+    params = []
+    for chapter in CHAPTERS:
+        for exercise_id, wrongs in _wrong_answers(chapter).items():
+            params.extend(pytest.param(exercise_id, wrong, id=f"{exercise_id}-{wrong.__name__}") for wrong in wrongs)
+    return params
+
+
+@pytest.mark.parametrize("exercise_id, wrong", _wrong_params())
+def test_a_plausible_wrong_answer_is_caught(exercise_id: str, wrong) -> None:
+    result = run_check(exercise_id, wrong)
+    assert result.status == FAILED, f"{wrong.__name__} was not caught:\n{result}"
+    failing = next(case for case in result.cases if not case.passed)
+    assert failing.message and (failing.hint or result.exercise.hint)  # specific feedback, never just "wrong"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_exercise_has_a_wrong_answer_and_each_chapter_three_exercises(chapter: str) -> None:
+    ids = [ex.id for ex in exercises_of(chapter)]
+    assert len(ids) >= 3
+    wrong = _wrong_answers(chapter)
+    assert sorted(ids) == sorted(wrong), "every exercise needs at least one wrong answer in the tests"
+    assert all(wrong.values())
+
+
+def test_the_exercise_notebooks_are_up_to_date(tmp_path: Path) -> None:
+    """exercises/ is generated from solutions/ (`make exercises`): never edited by hand, never stale."""
+    from glasstorch.course.generate import generate
+
+    written = generate(SOLUTIONS, tmp_path)
+    committed = sorted(path.name for path in EXERCISES.glob("[0-9][0-9]_*.ipynb"))
+    assert committed == [path.name for path in written], "run `make exercises`"
+    for path in written:
+        assert path.read_bytes() == (EXERCISES / path.name).read_bytes(), f"exercises/{path.name} is stale: run `make exercises`"
