@@ -79,7 +79,7 @@ def _compare_arrays(expected: np.ndarray, got: Any, at: str, *, rtol: float, ato
     if close.all():
         return None
     index = tuple(int(i) for i in np.argwhere(~close)[0])
-    spot = f" (first at index {index}: expected {expected[index]!r}, got {got[index]!r})" if index else ""
+    spot = f" (first at index {index}: expected {expected[index].item()!r}, got {got[index].item()!r})" if index else ""
     return f"{at}values differ{spot}\n    expected {_array_text(expected)}\n    got      {_array_text(got)}"
 
 

@@ -44,9 +44,9 @@ def to_plain(value: Any) -> Any:
     """Turn an observed value into plain data: arrays, numbers, strings, None, lists, dicts
     (string keys, order kept), :class:`Raised` and :class:`Opaque`."""
     if isinstance(value, Tensor):
-        return np.array(value.detach().numpy(), copy=True)
-    if isinstance(value, np.ndarray):
-        return np.array(value, copy=True)
+        value = value.detach().numpy()
+    if isinstance(value, np.ndarray):  # a copy, in native byte order
+        return np.array(value, dtype=value.dtype.newbyteorder("="), copy=True)
     if isinstance(value, np.generic):
         return np.asarray(value)
     if value is None or isinstance(value, (bool, int, float, str, Raised, Opaque)):
