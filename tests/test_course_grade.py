@@ -192,3 +192,26 @@ def test_a_notebook_past_its_time_limit_is_stopped(tmp_path: Path) -> None:
     nbformat.write(_with_cell_after("mul_backward", "import time\ntime.sleep(60)"), path)
     result = grade.grade_notebook(path, cell_timeout=120, timeout=15)
     assert "ran longer than 15 s" in result.error and result.score == 0
+
+
+@pytest.fixture(scope="module")
+def every_notebook() -> dict:
+    """Every solution and every generated exercise notebook, graded in one parallel run."""
+    notebooks = [(path, f"solutions/{path.name}") for path in sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))]
+    notebooks += [(path, f"exercises/{path.name}") for path in sorted(EXERCISES.glob("[0-9][0-9]_*.ipynb"))]
+    return {g.name: g for g in grade.grade_all(notebooks, jobs=2, progress=False)}
+
+
+def test_every_solution_gets_full_marks(every_notebook: dict) -> None:
+    solutions = {name: g for name, g in every_notebook.items() if name.startswith("solutions/")}
+    assert solutions
+    for name, g in solutions.items():
+        assert g.error is None and g.score == g.max_score >= 3, f"{name}: {[str(r) for r in g.results]}"
+
+
+def test_every_generated_exercise_gets_zero(every_notebook: dict) -> None:
+    exercises = {name: g for name, g in every_notebook.items() if name.startswith("exercises/")}
+    assert len(exercises) == len([n for n in every_notebook if n.startswith("solutions/")])
+    for name, g in exercises.items():
+        assert g.error is None and g.score == 0 and g.max_score >= 3, name
+        assert {r.status for r in g.results} == {"not written"}, name

@@ -48,6 +48,7 @@ def _wrong_params() -> list:
 
 
 @pytest.mark.parametrize("exercise_id, wrong", _wrong_params())
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # some wrong answers overflow: that is their mistake
 def test_a_plausible_wrong_answer_is_caught(exercise_id: str, wrong) -> None:
     result = run_check(exercise_id, wrong)
     assert result.status == FAILED, f"{wrong.__name__} was not caught:\n{result}"
@@ -73,3 +74,40 @@ def test_the_exercise_notebooks_are_up_to_date(tmp_path: Path) -> None:
     assert committed == [path.name for path in written], "run `make exercises`"
     for path in written:
         assert path.read_bytes() == (EXERCISES / path.name).read_bytes(), f"exercises/{path.name} is stale: run `make exercises`"
+def test_every_chapter_from_01_has_a_solution_notebook() -> None:
+    book = sorted(path.name for path in (Path(__file__).parents[1] / "book").glob("[0-9][0-9]_*.ipynb"))
+    assert CHAPTERS == [name[:2] for name in book if name[:2] != "00"]
+
+
+
+
+# The cases whose right answer is an error. Anywhere else, a reference that raises would make the
+# case pass for every answer that raises the same error type (a check that checks nothing).
+CASES_EXPECTING_AN_ERROR = {
+    ("01.infer", "ragged nested lists"),
+    ("01.broadcast_shapes", "inside glasstorch: binary_cross_entropy of (4, 3) with a mismatched weight (2,)"),
+    ("04.call_tensor_pre_hooks", "a hook that returns a different shape"),
+    ("04.grad", "an unused input"),
+    ("04.grad", "an input that does not require grad"),
+    ("04.grad", "an output that does not require grad"),
+    ("04.grad", "a vector output without grad_outputs"),
+    ("05.detach", "backward notices an in-place change made through detach()"),
+    ("05.requires_grad_", "an int64 leaf, requires_grad_(True)"),
+    ("05.requires_grad_", "a computed tensor, requires_grad_(False)"),
+    ("08.train", "train('False') is refused"),
+    ("08.train", "train(0) is refused"),
+    ("08.train", "train(None) is refused"),
+    ("09._call_impl", "a with_kwargs pre-hook that returns something other than an (args, kwargs) pair"),
+    ("11.batch_norm", "training on one value per channel raises ValueError"),
+}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_reference_raises_only_where_an_error_is_the_answer(seed: int) -> None:
+    from glasstorch.course.checking import REGISTRY, get_exercise
+    from glasstorch.course.observation import Raised
+
+    get_exercise("03.mul_backward")  # registers every chapter
+    raising = {(ex.id, case.name) for ex in REGISTRY.values() for case in ex.make_cases(seed)
+               if isinstance(ex.observe_case(ex.reference, case), Raised)}
+    assert raising == CASES_EXPECTING_AN_ERROR

@@ -38,7 +38,7 @@ def _reference_backward(op: Callable[[Tensor, Tensor], Tensor]) -> Callable[...,
 def _plugged(learner_backward: Callable[..., tuple]) -> Callable[[Node, Tensor], tuple]:
     """A Node ``backward`` that calls the learner's array function: what is plugged into the package."""
     def backward(node: Node, grad: Tensor) -> tuple:
-        a, b = (t.numpy() for t in node.saved_tensors)
+        a, b = (t.detach().numpy() for t in node.saved_tensors)
         dtype = grad.numpy().dtype
         return tuple(glasstorch.from_numpy(np.asarray(g, dtype=dtype)) for g in learner_backward(grad.numpy(), a, b))
     return backward
@@ -66,13 +66,18 @@ def _train(node_class: type, learner_backward: Callable[..., tuple] | None, mode
     return {"losses": losses, "w": w}
 
 
-def _training_case(node_class: type, model: str, rng: np.random.Generator) -> Case:
+def _training_case(node_class: type, model: str, reference: Callable[..., tuple], rng: np.random.Generator) -> Case:
     x = rng.standard_normal((16, 3)).astype(np.float32)
     target = (x @ np.array([1.5, -2.0, 0.5], np.float32)).astype(np.float32)
+
+    def observe(impl: Callable[..., tuple], *inputs: Any) -> dict:
+        # the reference is autograd itself: plugged in, it would call the Node it replaces
+        return _train(node_class, None if impl is reference else impl, *inputs)
+
     return Case(
         f"inside glasstorch: 10 steps of linear regression with your backward ({model})",
         (model, x, target),
-        observe=lambda impl, m, xx, tt: _train(node_class, impl, m, xx, tt),
+        observe=observe,
         hint="the unit cases above pass but training does not match: check the dtype you return "
              "(keep the incoming gradient's) and that each gradient has its own input's shape.",
     )
@@ -83,6 +88,8 @@ def _arrays(rng: np.random.Generator, *shapes: tuple, dtype: Any = np.float32) -
 
 
 # -- 03.mul_backward ------------------------------------------------------------------------------
+
+_mul_reference = _reference_backward(lambda a, b: a * b)
 
 def _mul_cases(rng: np.random.Generator) -> list[Case]:
     return [
@@ -95,7 +102,7 @@ def _mul_cases(rng: np.random.Generator) -> list[Case]:
              hint="b has fewer dimensions than the output: sum over the leading dimensions "
                   "broadcasting added, then over the ones where b had size 1."),
         Case("a scalar tensor () * (2, 2)", _arrays(rng, (2, 2), (), (2, 2))),
-        _training_case(MulBackward0, "mul", rng),
+        _training_case(MulBackward0, "mul", _mul_reference, rng),
     ]
 
 
@@ -104,13 +111,15 @@ exercise(
     entry="mul_backward",
     title="the backward of mul, with broadcasting",
     cases=_mul_cases,
-    reference=_reference_backward(lambda a, b: a * b),
+    reference=_mul_reference,
     hint="d(a*b)/da = b and d(a*b)/db = a, so grad_a = grad * b and grad_b = grad * a; then each "
          "must be summed back to its own input's shape (unbroadcast).",
 )
 
 
 # -- 03.mm_backward -------------------------------------------------------------------------------
+
+_mm_reference = _reference_backward(lambda a, b: a.mm(b))
 
 def _mm_cases(rng: np.random.Generator) -> list[Case]:
     return [
@@ -120,7 +129,7 @@ def _mm_cases(rng: np.random.Generator) -> list[Case]:
                   "grad_b = a.T @ grad has b's shape (4, 5). Check the shapes first."),
         Case("a row times a matrix (1, 3) @ (3, 2)", _arrays(rng, (1, 2), (1, 3), (3, 2))),
         Case("float64 (5, 2) @ (2, 3)", _arrays(rng, (5, 3), (5, 2), (2, 3), dtype=np.float64)),
-        _training_case(MmBackward0, "mm", rng),
+        _training_case(MmBackward0, "mm", _mm_reference, rng),
     ]
 
 
@@ -129,7 +138,7 @@ exercise(
     entry="mm_backward",
     title="the backward of a matrix product",
     cases=_mm_cases,
-    reference=_reference_backward(lambda a, b: a.mm(b)),
+    reference=_mm_reference,
     hint="for out = a @ b: grad_a = grad @ b.T and grad_b = a.T @ grad. The order matters; the "
          "shapes tell you which one is right.",
 )
