@@ -1770,3 +1770,17 @@ def contiguous_then_view(lib):
 def test_autograd_behaviour(case):
     got, want = run_both(AUTOGRAD_PROGRAMS[case])
     assert_same(got, want)
+
+
+@pytest.mark.parametrize("shapes", [
+    ((2, 3), (1, 3), (4,)), ((3,), (2, 1), (5, 1, 1)), ((2,),), (3, (2, 1)), (), ((0,), (1,)),
+    ((2, 3), (4,)), ((2, -1),), ((2, 1), (3, 2, 1), (3, 5, 4)),
+])
+def test_broadcast_shapes_matches_torch_including_its_errors(shapes):
+    def outcome(lib):
+        try:
+            return tuple(lib.broadcast_shapes(*shapes))
+        except Exception as error:  # noqa: BLE001 - the error is the outcome compared
+            return type(error).__name__, str(error)
+
+    assert outcome(glasstorch) == outcome(torch)

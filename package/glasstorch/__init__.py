@@ -58,9 +58,9 @@ def detach(input: Tensor) -> Tensor:
 
 
 def broadcast_shapes(*shapes) -> Size:
-    import numpy as _np
+    from .nn.functional_extra import _broadcast_shapes
 
-    return Size(_np.broadcast_shapes(*shapes))
+    return Size(_broadcast_shapes(*shapes))
 
 
 class _Cuda:

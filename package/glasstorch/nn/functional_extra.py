@@ -134,19 +134,21 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return nn_ops.binary_cross_entropy(input, target, weight, reduction)
 
 
-def _broadcast_shapes(shape: tuple, other: tuple) -> tuple:
-    """``torch.broadcast_shapes(shape, other)``, with its message when they do not broadcast."""
-    ndim = max(len(shape), len(other))
-    result = [1] * ndim
-    for sizes in (shape, other):
+def _broadcast_shapes(*shapes: tuple) -> tuple:
+    """``torch.broadcast_shapes(*shapes)``, with PyTorch's message when they do not broadcast."""
+    result: list = []
+    for index, given in enumerate(shapes):
+        sizes = (given,) if isinstance(given, int) else tuple(given)
+        if any(size < 0 for size in sizes):
+            raise ValueError("Attempting to broadcast a dimension with negative length!")
+        result = [1] * (len(sizes) - len(result)) + result
         for i in range(-1, -len(sizes) - 1, -1):
             if sizes[i] == 1 or sizes[i] == result[i]:
                 continue
             if result[i] != 1:
                 raise RuntimeError(
                     f"Attempting to broadcast a dimension of length {sizes[i]} at {i}! Mismatching argument at index "
-                    f"{1 if sizes is other else 0} had {sizes!r}; but expected shape should be broadcastable to "
-                    f"{result}")
+                    f"{index} had {given!r}; but expected shape should be broadcastable to {result}")
             result[i] = sizes[i]
     return tuple(result)
 
