@@ -80,16 +80,30 @@ def _square_exercise() -> Exercise:
                     reference=lambda x: x * x)
 
 
+def _stub(x):
+    raise NotImplementedError("write this")
+
+
 @pytest.mark.parametrize("impl, status", [
     (lambda x: x ** 2, PASSED),
     (lambda x: x * abs(x), FAILED),
-    (lambda x: (_ for _ in ()).throw(NotImplementedError("write this")), NOT_WRITTEN),
+    (_stub, NOT_WRITTEN),
 ])
 def test_judge_gives_the_status(impl, status: str) -> None:
     ex = _square_exercise()
     cases = ex.make_cases(0)
     result = judge(ex, cases, [ex.observe_case(impl, case) for case in cases])
     assert result.status == status and result.points == (1 if status == PASSED else 0)
+
+
+def test_cases_without_an_observation_fail_and_say_so() -> None:
+    """The grader may get fewer observations than cases (a run cut short): those cases fail."""
+    ex = _square_exercise()
+    cases = ex.make_cases(0)
+    result = judge(ex, cases, [ex.observe_case(lambda x: x * x, cases[0])])
+    assert result.status == FAILED and result.cases_passed == 1
+    assert "not tried" in result.summary() and "Case 'negative' fails" in str(result)
+    assert judge(ex, cases, []).status == MISSING
 
 
 def test_the_feedback_names_the_case_the_values_and_the_case_hint() -> None:

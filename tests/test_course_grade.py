@@ -49,7 +49,8 @@ def _cell_defining(notebook: nbformat.NotebookNode, name: str) -> int:
     return next(i for i, cell in enumerate(notebook.cells) if f"def {name}(" in cell.source)
 
 
-def _with_cell_after(name: str, source: str, after: str = "mul_backward") -> nbformat.NotebookNode:
+def _with_cell_after(after: str, source: str) -> nbformat.NotebookNode:
+    """The solution with a cell of ``source`` inserted after the one defining ``after``."""
     notebook = _solution()
     notebook.cells.insert(_cell_defining(notebook, after) + 1, new_code_cell(source))
     return notebook
@@ -215,3 +216,16 @@ def test_every_generated_exercise_gets_zero(every_notebook: dict) -> None:
     for name, g in exercises.items():
         assert g.error is None and g.score == 0 and g.max_score >= 3, name
         assert {r.status for r in g.results} == {"not written"}, name
+
+
+def test_a_tampered_observation_file_ends_the_observations_without_crashing_the_grader(tmp_path: Path) -> None:
+    from glasstorch.course.observation import dumps
+
+    path = tmp_path / "03.mul_backward.jsonl"
+    good = dumps({"case": "one", "observed": [1.0]})
+    path.write_text("\n".join([good, json.dumps({"__ndarray__": "float32"}), good]) + "\n")  # no shape, no data
+    assert grade._read_lines(path) == [{"case": "one", "observed": [1.0]}]
+    ex = grade.get_exercise("03.mul_backward")
+    result = grade._judge_collected(ex, 1, grade._read_lines(path), {"status": "ok"}, 60)
+    assert result.status == "failed" and len(result.cases) == 6
+    assert all(case.message.startswith("not tried") for case in result.cases[1:])

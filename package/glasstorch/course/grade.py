@@ -36,6 +36,7 @@ from typing import Any, Iterable
 import nbformat
 
 from .checking import MISSING, TIMED_OUT, CheckResult, Exercise, exercises_of, get_exercise, judge
+from .grade_run import MAX_OUTPUT_BYTES
 from .observation import loads
 
 DEFAULT_SEED = 1            # not the notebooks' seed 0: a function that memorised its cases fails
@@ -74,7 +75,7 @@ class NotebookGrade:
                 what = step["error"] if step["status"] in ("error", "skipped") else step["status"]
                 found.append(f"{key}: {what}")
             if step.get("output_truncated"):
-                found.append(f"{key}: output cut to its first 100 kB")
+                found.append(f"{key}: output cut to its first {MAX_OUTPUT_BYTES // 1000} kB")
         return found
 
 
@@ -148,7 +149,7 @@ def _read_lines(path: Path) -> list[Any]:
     for line in path.read_text(errors="replace").splitlines():
         try:
             lines.append(loads(line))
-        except ValueError:  # a line cut short by a time limit, or tampered with: not an observation
+        except Exception:  # noqa: BLE001 - a line cut short by a time limit, or tampered with: not an observation
             break
     return lines
 
@@ -221,7 +222,12 @@ def grade_all(notebooks: list[tuple[Path, str]], *, jobs: int, progress: bool = 
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = {pool.submit(grade_notebook, path, name, **options): i for i, (path, name) in enumerate(notebooks)}
         for future in concurrent.futures.as_completed(futures):
-            grades[futures[future]] = future.result()
+            index = futures[future]
+            try:
+                grades[index] = future.result()
+            except Exception as error:  # noqa: BLE001 - one notebook's failure must not end the class's grading
+                path, name = notebooks[index]
+                grades[index] = NotebookGrade(path, name, error=f"the grader failed on this notebook: {error!r}")
             if bar is not None:
                 bar.update(1)
     if bar is not None:
