@@ -71,6 +71,21 @@ def test_grad_is_a_writable_tensor_with_memory_of_its_own():
     assert values(x.grad) == [6.0, 2.0, 2.0]
 
 
+def test_grad_is_laid_out_as_its_leaf_even_when_it_arrives_transposed():
+    # PyTorch's layout contract (accumulate_grad.h): Linear's weight is used as weight.t(), so its
+    # gradient arrives transposed; .grad is copied into the weight's own (contiguous) layout
+    weight = gt.randn(4, 3, requires_grad=True)
+    x = gt.randn(5, 3)
+    (x @ weight.t()).sum().backward()
+    assert weight.grad.is_contiguous() and weight.grad._data.strides == weight._data.strides
+    np.testing.assert_allclose(weight.grad.numpy(), np.tile(x.numpy().sum(0), (4, 1)), rtol=1e-6)
+    # a leaf stored transposed (Fortran order) keeps its order: the contract is "as the leaf"
+    column_major = gt.from_numpy(np.asfortranarray(np.ones((3, 2), np.float32))).requires_grad_()
+    (column_major * 2).sum().backward()
+    assert column_major.grad._data.strides == column_major._data.strides
+    assert values(column_major.grad.reshape(-1)) == [2.0] * 6
+
+
 def test_a_given_gradient_is_not_aliased_by_grad():
     x = gt.ones(2, requires_grad=True)
     given = gt.tensor([1.0, 2.0])

@@ -71,13 +71,19 @@ def execute(
 
 def _in_run_order(roots: Sequence[Node], dependencies: dict):
     """Yield the Nodes in the order the engine runs them: a Node becomes ready when every edge
-    into it has been processed; among the ready ones, the most recently created runs first."""
+    into it has been processed; among the ready ones, the most recently created runs first.
+
+    An AccumulateGrad has the highest priority of all (it would be the next out of the queue), and
+    it has no edges of its own: it is yielded the moment it becomes ready, without the queue."""
     order = itertools.count()  # breaks ties between Nodes of equal priority, first come first run
     ready: list = []
-    for node in dict.fromkeys(roots):  # each root once, in order
-        if dependencies.get(node, 0) == 0:
-            heapq.heappush(ready, (-node._sequence_nr, next(order), node))
-    node = heapq.heappop(ready)[2] if ready else None
+    if len(roots) == 1:  # the common case: backward() from one tensor
+        node = roots[0] if dependencies.get(roots[0], 0) == 0 else None
+    else:
+        for node in dict.fromkeys(roots):  # each root once, in order
+            if dependencies.get(node, 0) == 0:
+                heapq.heappush(ready, (-node._sequence_nr, next(order), node))
+        node = heapq.heappop(ready)[2] if ready else None
     while node is not None:
         yield node  # the caller runs it; then its edges count as processed
         only_ready = None  # a Node that became ready (while it is the only one, skip the heap)
@@ -87,6 +93,9 @@ def _in_run_order(roots: Sequence[Node], dependencies: dict):
             remaining = dependencies[next_node] - 1
             dependencies[next_node] = remaining
             if remaining == 0:
+                if type(next_node) is AccumulateGrad:
+                    yield next_node
+                    continue
                 if only_ready is not None:
                     heapq.heappush(ready, (-only_ready._sequence_nr, next(order), only_ready))
                 only_ready = next_node

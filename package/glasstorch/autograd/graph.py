@@ -18,6 +18,8 @@ from collections import OrderedDict
 import weakref
 from typing import TYPE_CHECKING, Any, Callable
 
+import numpy as np
+
 from .. import _tensor as _tensor_module  # a cycle (Tensors point to Nodes, Nodes make Tensors): use it at call time only
 
 if TYPE_CHECKING:
@@ -224,7 +226,7 @@ class AccumulateGrad(Node):
             # a float32 leaf used in a float64 product still gets a float32 .grad (as in PyTorch)
             grad = grad.to(variable.dtype)
         if variable._grad is None:
-            variable._grad = grad if grad._requires_grad else _owned(grad)
+            variable._grad = grad if grad._requires_grad else _owned(grad, variable)
         elif grad._requires_grad or variable._grad._requires_grad:
             variable._grad = variable._grad + grad  # create_graph: keep the history
         else:
@@ -232,11 +234,25 @@ class AccumulateGrad(Node):
         return ()
 
 
-def _owned(grad: "Tensor") -> "Tensor":
-    """The gradient as a tensor that ``.grad`` may own and later change in place. The engine
-    never hands one gradient array to two consumers, so only a read-only view (a broadcast from
-    ``expand``) needs copying."""
-    return grad if grad._data.flags.writeable else _tensor_module._wrap(grad._data.copy())
+def _owned(grad: "Tensor", variable: "Tensor") -> "Tensor":
+    """The gradient as a tensor that ``.grad`` may own and later change in place, laid out in
+    memory as its variable is (PyTorch's "layout contract", ``accumulate_grad.h``).
+
+    The engine never hands one gradient array to two consumers, so it is kept as it is unless it
+    is read-only (a broadcast from ``expand``) or laid out differently: the gradient of a Linear
+    layer's weight arrives transposed, and is copied into the weight's own layout, so that
+    ``weight.grad.is_contiguous()`` and the optimizer's arithmetic on the two runs in memory order."""
+    data = grad._data
+    if data.flags.writeable and _same_layout(data, variable._data):
+        return grad
+    owned = np.empty_like(variable._data)  # the variable's layout (numpy keeps a dense array's order)
+    owned[...] = data
+    return _tensor_module._wrap(owned)
+
+
+def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same strides, ignoring the dims of size 1 (any stride walks those the same way)."""
+    return all(n == 1 or x == y for n, x, y in zip(a.shape, a.strides, b.strides))
 
 
 def gradient_edge(value: Any) -> Node | None:

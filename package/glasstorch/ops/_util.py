@@ -165,6 +165,18 @@ def _half_with_number(x: Any, y: Any) -> Any:
     return array.dtype if array.dtype == np.float16 or array.dtype == _BFLOAT16 else None
 
 
+def grad_times(grad: Tensor, value: Any) -> Tensor:
+    """``grad * value`` in a backward formula. Under ``create_graph`` it is recorded like any op;
+    otherwise, in the plain case (one dtype, or a float32/float64 gradient and a Python number),
+    it is one numpy multiply: the op's dispatch would cost more than the arithmetic on small tensors."""
+    if not _GradMode.enabled:
+        x = grad._data
+        y = value._data if isinstance(value, Tensor) else value
+        if _plain(x, y, False):
+            return _wrap(np.asarray(x * y))
+    return grad * value
+
+
 def reduce_grad_to(grad: Tensor, shape: tuple) -> Tensor:
     """Undo broadcasting in backward: sum ``grad`` over the dimensions that were broadcast, so the
     gradient of an input has the input's shape."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import apply_binary, attach, records, reduce_grad_to, shape_of
+from ._util import apply_binary, attach, grad_times, records, reduce_grad_to, shape_of
 
 
 class AddBackward0(Node):
@@ -44,7 +44,7 @@ class RsubBackward1(Node):
 
 
 def _scaled(grad: Tensor, alpha: Any) -> Tensor:
-    return grad if alpha == 1 else grad * alpha
+    return grad if alpha == 1 else grad_times(grad, alpha)
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -106,8 +106,8 @@ class MulBackward0(Node):
     def backward(self, grad: Tensor) -> tuple:
         self_, other = self.saved_tensors
         return (
-            reduce_grad_to(grad * other, self.self_shape) if self.needs_input_grad(0) else None,
-            reduce_grad_to(grad * self_, self.other_shape) if self.needs_input_grad(1) else None,
+            reduce_grad_to(grad_times(grad, other), self.self_shape) if self.needs_input_grad(0) else None,
+            reduce_grad_to(grad_times(grad, self_), self.other_shape) if self.needs_input_grad(1) else None,
         )
 
 

@@ -7,9 +7,9 @@ the padding modes aten/src/ATen/native/PadNd.cpp (``F.pad``).
 **Forward by im2col.** Every output value is a dot product between the weights and one window of
 the (zero-padded) input. ``sliding_window_view`` sees all the windows at once, without copying;
 laid out as the columns of one matrix ("im2col": one row per (channel, kernel offset), one
-column per (sample, output position)), the whole convolution is a single matrix product::
+column per (output position, sample)), the whole convolution is a single matrix product::
 
-    out[o, (n, p)] = sum over (c, k) of  weight[o, (c, k)] * columns[(c, k), (n, p)]
+    out[o, (p, n)] = sum over (c, k) of  weight[o, (c, k)] * columns[(c, k), (p, n)]
 
 Stride and dilation are only slicing steps over the windows; ``groups`` splits the channels into
 independent blocks: one product per block (a batched ``matmul``).
@@ -38,6 +38,7 @@ need; for ``'circular'`` PyTorch records slice copies (``CopySlices``), glasstor
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -152,25 +153,31 @@ def _compute_dtype(data: np.ndarray) -> np.dtype:
     return np.dtype(np.float32) if data.dtype.itemsize == 2 and data.dtype.kind not in "iu" else data.dtype
 
 
-def _pad_zeros(x: np.ndarray, padding: tuple) -> np.ndarray:
-    if not any(padding):
-        return x
-    padded = np.zeros(x.shape[:2] + tuple(n + 2 * p for n, p in zip(x.shape[2:], padding)), dtype=x.dtype)
-    padded[(slice(None), slice(None)) + tuple(slice(p, p + n) for n, p in zip(x.shape[2:], padding))] = x
-    return padded
+def _samples_last(x: np.ndarray, padding: tuple) -> np.ndarray:
+    """``x`` (N, C, *size) as a contiguous (C, *padded_size, N) array, zero-padded.
+
+    Why the sample last: every copy and every add of the im2col arithmetic then moves runs of
+    (output positions of a row) x (samples) contiguous numbers at a time. With the sample first,
+    numpy would loop over rows only as long as the image is wide (8 numbers, say), and its
+    per-row overhead would cost more than the arithmetic."""
+    shape = (x.shape[1],) + tuple(n + 2 * p for n, p in zip(x.shape[2:], padding)) + (x.shape[0],)
+    out = np.zeros(shape, dtype=x.dtype) if any(padding) else np.empty(shape, dtype=x.dtype)
+    inside = tuple(slice(p, p + n) for n, p in zip(x.shape[2:], padding))
+    out[(slice(None),) + inside] = np.moveaxis(x, 0, -1)
+    return out
 
 
 def _columns(x: np.ndarray, kernel: tuple, geometry: _Geometry) -> np.ndarray:
-    """im2col: the windows of ``x`` (N, C, *size) as an array (C, *kernel, N, *out_size), that is
-    a (C * prod(kernel), N * prod(out_size)) matrix. The one copy of the forward pass."""
+    """im2col: the windows of ``x`` (N, C, *size) as an array (C, *kernel, *out_size, N), that is
+    a (C * prod(kernel), prod(out_size) * N) matrix. The one copy of the forward pass."""
     dims = len(kernel)
-    spatial = tuple(range(2, 2 + dims))
+    spatial = tuple(range(1, 1 + dims))
     spans = tuple(d * (k - 1) + 1 for k, d in zip(kernel, geometry.dilation))
-    windows = sliding_window_view(_pad_zeros(x, geometry.padding), spans, axis=spatial)  # (N, C, *pos, *spans)
-    steps = (tuple(slice(None, None, s) for s in geometry.stride)
+    windows = sliding_window_view(_samples_last(x, geometry.padding), spans, axis=spatial)  # (C, *pos, N, *spans)
+    steps = (tuple(slice(None, None, s) for s in geometry.stride) + (slice(None),)
              + tuple(slice(None, None, d) for d in geometry.dilation))
-    windows = windows[(slice(None), slice(None)) + steps]  # (N, C, *out_size, *kernel)
-    order = (1,) + tuple(range(2 + dims, 2 + 2 * dims)) + (0,) + spatial
+    windows = windows[(slice(None),) + steps]  # (C, *out_size, N, *kernel)
+    order = (0,) + tuple(range(2 + dims, 2 + 2 * dims)) + spatial + (1 + dims,)
     return np.ascontiguousarray(windows.transpose(order))
 
 
@@ -186,9 +193,24 @@ def _positions(a: np.ndarray) -> int:
 
 
 def _grad_matrix(g: np.ndarray, groups: int) -> np.ndarray:
-    """grad_out (N, O, *out_size) as (groups, O/groups, N * prod(out_size)), matching the columns."""
-    dims = tuple(range(2, g.ndim))
-    return np.ascontiguousarray(g.transpose((1, 0) + dims)).reshape(groups, g.shape[1] // groups, _positions(g))
+    """grad_out (N, O, *out_size) as (groups, O/groups, prod(out_size) * N), matching the columns."""
+    return np.ascontiguousarray(np.moveaxis(g, 0, -1)).reshape(groups, g.shape[1] // groups, _positions(g))
+
+
+def _samples_first(a: np.ndarray) -> np.ndarray:
+    """A (channels, *size, N) array back in PyTorch's layout (N, channels, *size), contiguous.
+
+    A transposing copy reads or writes one of the two arrays with a long stride, missing the cache
+    at every number; copying a block of rows at a time keeps both in cache (about 3x faster on a
+    convolution's output)."""
+    rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])  # (channels * prod(size), N); no -1: it may be empty
+    out = np.empty(rows.shape[::-1], dtype=a.dtype)
+    for start in range(0, rows.shape[0], _TRANSPOSE_BLOCK):
+        out[:, start:start + _TRANSPOSE_BLOCK] = rows[start:start + _TRANSPOSE_BLOCK].T
+    return out.reshape(a.shape[-1:] + a.shape[:-1])
+
+
+_TRANSPOSE_BLOCK = 256  # rows per block: 256 x N numbers fit in a core's cache for any usual batch
 
 
 def _forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
@@ -197,16 +219,16 @@ def _forward_values(x: np.ndarray, w: np.ndarray, b: np.ndarray | None,
     Returns (out, columns)."""
     dtype = x.dtype
     x, w = x.astype(_compute_dtype(x), copy=False), w.astype(_compute_dtype(w), copy=False)
-    columns = _columns(x, w.shape[2:], geometry)  # (C, *kernel, N, *out_size)
+    columns = _columns(x, w.shape[2:], geometry)  # (C, *kernel, *out_size, N)
     dims = x.ndim - 2
-    out_size = columns.shape[-dims:]
+    out_size = columns.shape[1 + dims:-1]
     rows = w.shape[1] * int(np.prod(w.shape[2:]))  # C/groups * prod(kernel)
-    columns = columns.reshape(geometry.groups, rows, x.shape[0] * int(np.prod(out_size)))
-    product = np.matmul(_weight_matrix(w, geometry.groups), columns)  # (groups, O/groups, N * L)
+    columns = columns.reshape(geometry.groups, rows, int(np.prod(out_size)) * x.shape[0])
+    product = np.matmul(_weight_matrix(w, geometry.groups), columns)  # (groups, O/groups, L * N)
     if b is not None:
         product += b.astype(product.dtype, copy=False).reshape(geometry.groups, -1, 1)
-    out = product.reshape((w.shape[0], x.shape[0]) + out_size).transpose((1, 0) + tuple(range(2, 2 + dims)))
-    return np.ascontiguousarray(out).astype(dtype, copy=False), columns
+    out = _samples_first(product.reshape((w.shape[0],) + out_size + (x.shape[0],)))
+    return out.astype(dtype, copy=False), columns
 
 
 def _weight_grad_values(x: np.ndarray, g: np.ndarray, weight_shape: tuple, geometry: _Geometry,
@@ -217,7 +239,7 @@ def _weight_grad_values(x: np.ndarray, g: np.ndarray, weight_shape: tuple, geome
     if columns is None:
         columns = _columns(x.astype(_compute_dtype(x), copy=False), weight_shape[2:], geometry)
     rows = weight_shape[1] * int(np.prod(weight_shape[2:]))
-    columns = columns.reshape(geometry.groups, rows, _positions(g))  # (groups, C/groups * K, N * L)
+    columns = columns.reshape(geometry.groups, rows, _positions(g))  # (groups, C/groups * K, L * N)
     grad = np.matmul(_grad_matrix(g, geometry.groups), columns.transpose(0, 2, 1))
     return grad.reshape(weight_shape).astype(dtype, copy=False)
 
@@ -229,17 +251,16 @@ def _input_grad_values(g: np.ndarray, w: np.ndarray, input_shape: tuple, geometr
     g, w = g.astype(_compute_dtype(g), copy=False), w.astype(_compute_dtype(w), copy=False)
     kernel, out_size = w.shape[2:], g.shape[2:]
     grad_columns = np.matmul(_weight_matrix(w, geometry.groups).transpose(0, 2, 1), _grad_matrix(g, geometry.groups))
-    grad_columns = grad_columns.reshape((input_shape[1],) + kernel + (g.shape[0],) + out_size)  # (C, *k, N, *out)
+    grad_columns = grad_columns.reshape((input_shape[1],) + kernel + out_size + (g.shape[0],))  # (C, *k, *out, N)
     padded_size = tuple(n + 2 * p for n, p in zip(input_shape[2:], geometry.padding))
-    # accumulate channel-first, as the columns are laid out: (C, N, *padded_size)
-    grad_input = np.zeros((input_shape[1], input_shape[0]) + padded_size, dtype=grad_columns.dtype)
+    # accumulate in the columns' layout, (C, *padded_size, N)
+    grad_input = np.zeros((input_shape[1],) + padded_size + (input_shape[0],), dtype=grad_columns.dtype)
     for offset in np.ndindex(*kernel):
         window = tuple(slice(o * d, o * d + s * (m - 1) + 1, s)
                        for o, d, s, m in zip(offset, geometry.dilation, geometry.stride, out_size))
-        grad_input[(slice(None), slice(None)) + window] += grad_columns[(slice(None),) + offset]
+        grad_input[(slice(None),) + window] += grad_columns[(slice(None),) + offset]
     inside = tuple(slice(p, p + n) for n, p in zip(input_shape[2:], geometry.padding))
-    grad_input = grad_input[(slice(None), slice(None)) + inside].transpose((1, 0) + tuple(range(2, len(input_shape))))
-    return np.ascontiguousarray(grad_input).astype(dtype, copy=False)
+    return _samples_first(grad_input[(slice(None),) + inside]).astype(dtype, copy=False)
 
 
 # --- the differentiable ops -------------------------------------------------------------------

@@ -41,9 +41,29 @@ class MmBackward0(Node):
     def backward(self, grad: Tensor) -> tuple:
         self_, mat2 = self.saved_tensors
         return (
-            grad.mm(mat2.t()) if self.needs_input_grad(0) else None,
-            self_.t().mm(grad) if self.needs_input_grad(1) else None,
+            _mat1_grad(grad, mat2, self.column_major[0]) if self.needs_input_grad(0) else None,
+            _mat2_grad(grad, self_, self.column_major[1]) if self.needs_input_grad(1) else None,
         )
+
+
+def _column_major(matrix: Tensor) -> bool:
+    """Is this matrix stored column by column, as ``weight.t()`` is? (PyTorch's test in
+    ``mm_mat1_backward``: strides (1, rows).)"""
+    data = matrix._data
+    return data.strides == (data.itemsize, data.shape[0] * data.itemsize)
+
+
+# The gradients of a product, each computed so that it comes out laid out as its input was
+# (PyTorch's mm_mat1_backward / mm_mat2_backward). For a Linear layer, whose weight enters as
+# weight.t(), the weight's gradient is then born contiguous, with no transposing copy.
+def _mat1_grad(grad: Tensor, mat2: Tensor, column_major: bool) -> Tensor:
+    """grad @ mat2.T, as a transposed (column-major) result when mat1 was column-major."""
+    return mat2.mm(grad.t()).t() if column_major else grad.mm(mat2.t())
+
+
+def _mat2_grad(grad: Tensor, mat1: Tensor, column_major: bool) -> Tensor:
+    """mat1.T @ grad, as a transposed (column-major) result when mat2 was column-major."""
+    return grad.t().mm(mat1).t() if column_major else mat1.t().mm(grad)
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -61,6 +81,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         # grad_input needs mat2 and grad_mat2 needs input: keep only what will be used
         node.save_for_backward(input if node.needs_input_grad(1) else None,
                                mat2 if node.needs_input_grad(0) else None)
+        node.column_major = (_column_major(input), _column_major(mat2))
         attach(out, node)
     return out
 
@@ -75,10 +96,10 @@ class AddmmBackward0(Node):
         if self.needs_input_grad(0):
             grad_self = reduce_grad_to(grad if beta == 1 else grad * beta, self.self_shape)
         if self.needs_input_grad(1):
-            grad_mat1 = grad.mm(mat2.t())
+            grad_mat1 = _mat1_grad(grad, mat2, self.column_major[0])
             grad_mat1 = grad_mat1 if alpha == 1 else grad_mat1 * alpha
         if self.needs_input_grad(2):
-            grad_mat2 = mat1.t().mm(grad)
+            grad_mat2 = _mat2_grad(grad, mat1, self.column_major[1])
             grad_mat2 = grad_mat2 if alpha == 1 else grad_mat2 * alpha
         return grad_self, grad_mat1, grad_mat2
 
@@ -104,6 +125,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         node.save_for_backward(mat1 if node.needs_input_grad(2) else None,
                                mat2 if node.needs_input_grad(1) else None)
         node.self_shape, node.alpha, node.beta = input._data.shape, alpha, beta
+        node.column_major = (_column_major(mat1), _column_major(mat2))
         attach(out, node)
     return out
 
