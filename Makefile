@@ -74,7 +74,7 @@ grade:
 	$(BIN)/glasstorch-grade $(GRADE) $(GRADE_ARGS)
 
 clean:
-	rm -rf _build .pytest_cache .hypothesis .jupyter_cache test-artifacts package/*.egg-info
+	rm -rf _build book/_exercises .pytest_cache .hypothesis .jupyter_cache test-artifacts package/*.egg-info
 	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
 		| xargs -0 rm -rf
 

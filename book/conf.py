@@ -5,6 +5,11 @@ Math uses the MathJax copy shipped by sphinx-mathjax-offline; tests/test_book_of
 the built HTML references nothing remote.
 """
 
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))  # the book's own extensions
+
 project = "glasstorch"
 author = "the glasstorch authors"
 copyright = "the glasstorch authors"
@@ -13,13 +18,20 @@ html_title = "glasstorch — PyTorch's internals, opened up"
 extensions = [
     "myst_nb",                 # reads and executes the .ipynb chapters (and .md pages)
     "sphinx-mathjax-offline",  # copies MathJax 3 into _static/mathjax and points mathjax_path at it
+    "sphinx_copybutton",       # a copy button on code cells (its JS and CSS are copied into _static)
+    # book/_ext/glasstorch_book (each module's docstring says what it adds):
+    "glasstorch_book.chapter_map",     # {chapter-map}: the course map on the landing page, with links
+    "glasstorch_book.exercise_pages",  # exercises/*.ipynb -> book/_exercises/ at every build, not run
+    "glasstorch_book.run_notes",       # "Run this chapter" / "Work on this exercise" under each title
+    "glasstorch_book.source_pages",    # a page per package file; show_source headers link to it
+    "glasstorch_book.pictures",        # output pictures open at full size when clicked
 ]
 
 # Math as JupyterLab writes it: $...$, $$...$$ and bare \begin{align} blocks.
 myst_enable_extensions = ["dollarmath", "amsmath"]
 
 root_doc = "index"
-exclude_patterns = ["_build", "**.ipynb_checkpoints", "exercises", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints", "exercises", "Thumbs.db", ".DS_Store"]
 
 # Every chapter is executed afresh during the build, so the book shows what the code does today.
 nb_execution_mode = "force"
@@ -41,6 +53,17 @@ html_theme_options = {
     "home_page_in_toc": False,  # the sidebar title already links home
 }
 html_show_sourcelink = False
+# Light or dark as the reader's system says, until they pick one with the theme switch. (Without a
+# default the theme logs "Got invalid theme mode" as a console error on a reader's first visit.)
+html_context = {"default_mode": "auto"}
+html_static_path = ["_static"]
+html_css_files = ["glasstorch.css"]  # pictures: fit the column, readable in the dark theme, zoom links
+
+# Copy buttons on code, not on outputs; what is copied leaves out prompts and line numbers.
+copybutton_selector = 'div[class*="highlight-"]:not(.output) > div.highlight > pre'
+copybutton_exclude = ".linenos, .gp, .go"  # line numbers; prompt and output of console sessions
+copybutton_prompt_text = r">>> |\.\.\. |\$ |In \[\d*\]: | {2,5}\.\.\.: "
+copybutton_prompt_is_regexp = True  # (a block without prompts is copied whole)
 
 # Progress bars (tqdm.auto) are ipywidgets in Jupyter. Their JavaScript (require.js and the widget
 # manager) would come from a CDN, and the book must work offline: load none. The bars then show

@@ -43,6 +43,7 @@ def test_every_notebook_starts_with_the_cell_that_finds_glasstorch(path: Path) -
     cell = _first_code_cell(path)
     assert cell.get("id") == CELL_ID, f"{path.name}: the first code cell should be the '{CELL_ID}' cell"
     assert cell.source == _first_code_cell(NOTEBOOKS[0]).source, "every notebook has the same cell"
+    assert "remove-cell" in cell.metadata.get("tags", []), "the HTML book leaves it out (it is about running)"
 
 
 @pytest.mark.parametrize("folder", ["book", "solutions", "exercises"])
