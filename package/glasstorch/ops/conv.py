@@ -240,7 +240,9 @@ def _weight_grad_values(x: np.ndarray, g: np.ndarray, weight_shape: tuple, geome
         columns = _columns(x.astype(_compute_dtype(x), copy=False), weight_shape[2:], geometry)
     rows = weight_shape[1] * int(np.prod(weight_shape[2:]))
     columns = columns.reshape(geometry.groups, rows, _positions(g))  # (groups, C/groups * K, L * N)
-    grad = np.matmul(_grad_matrix(g, geometry.groups), columns.transpose(0, 2, 1))
+    # (columns @ grad_out.T).T rather than grad_out @ columns.T: the same numbers, but OpenBLAS runs
+    # this long, thin product (L * N is the long side) about 1.5x faster in this orientation
+    grad = np.matmul(columns, _grad_matrix(g, geometry.groups).transpose(0, 2, 1)).transpose(0, 2, 1)
     return grad.reshape(weight_shape).astype(dtype, copy=False)
 
 
