@@ -5,6 +5,7 @@ that render with ``dot`` skip with a reason when it is not installed.
 """
 from __future__ import annotations
 
+import html
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import pytest
 
 import glasstorch
 from glasstorch.autograd.engine import execution_order
+from glasstorch.course.chapter_map import BUILDS_ON, CHAPTERS, PARTS, chapter_map, stacking_edges
 from glasstorch.viz import GraphPicture, draw_graph, make_dot, style
 from glasstorch.viz.picture import NO_DOT_HINT
 
@@ -32,19 +34,36 @@ NODE = re.compile(r"^\s*(\w+) \[(.*)\]$")
 EDGE = re.compile(r"^\s*(\w+) -> (\w+)(?: \[(.*)\])?$")
 
 
+# one sample box of a legend (style.graph_label): fill, border, outline, text
+SAMPLE = re.compile(r'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3" BGCOLOR="([^"]+)" '
+                    r'COLOR="([^"]+)"(?: STYLE="([^"]+)")?><TR><TD><FONT [^>]*>([^<]*)</FONT>')
+
+
 def attrs(text: str | None) -> dict:
     return {key: value.strip('"') for key, value in ATTR.findall(text or "")}
 
 
+def legend_samples(source: str) -> dict[str, dict]:
+    """The legend's sample boxes, read from the graph's label: {text: {fillcolor, color, outline}}."""
+    return {html.unescape(text): {"fillcolor": fill, "color": border, "outline": outline}
+            for fill, border, outline, text in SAMPLE.findall(source)}
+
+
+def svg_size(picture: GraphPicture, **graph_attrs: str) -> tuple[float, float]:
+    """The rendered picture's width and height in points (needs ``dot``)."""
+    picture.digraph.graph_attr.update(graph_attrs)
+    found = re.search(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"', picture.svg())
+    return float(found[1]), float(found[2])
+
+
 class Dot:
-    """The boxes and edges of a DOT text, without the legend."""
+    """The boxes and edges of a DOT text (the legend is in the graph's label: not a box)."""
 
     def __init__(self, source: str) -> None:
         self.source = source
-        body = source.split("subgraph cluster_legend")[0]
         self.nodes: dict[str, dict] = {}
         self.edges: list[tuple[str, str, dict]] = []
-        for line in body.splitlines():
+        for line in source.splitlines():
             if m := EDGE.match(line):
                 self.edges.append((m[1], m[2], attrs(m[3])))
             elif (m := NODE.match(line)) and m[1] not in ("graph", "node", "edge"):
@@ -130,14 +149,26 @@ def test_kinds_are_styled_and_told_apart_by_shape_and_colour():
 
 def test_legend_shows_the_kinds_drawn_and_can_be_turned_off():
     w, x, a, b, y = seed_graph()
-    with_legend = draw_graph(y, params={"w": w, "x": x}).source
-    legend = with_legend.split("subgraph cluster_legend")[1]
+    source = draw_graph(y, params={"w": w, "x": x}).source
+    samples = legend_samples(source)
+    assert list(samples) == [style.LEGEND_TEXT[kind] for kind in ("output", "node", "leaf")]
     for kind in ("output", "node", "leaf"):
-        assert f'legend_{kind} [label="{style.LEGEND_TEXT[kind]}"' in legend
-        assert all(f"{k}={v}" in legend or f'{k}="{v}"' in legend for k, v in style.KINDS[kind].items())
-    assert "legend_saved" not in legend  # nothing saved is drawn, so the legend does not list it
-    assert "legend_saved" in draw_graph(y, show_saved=True).source
-    assert "cluster_legend" not in draw_graph(y, legend=False).source
+        sample = samples[style.LEGEND_TEXT[kind]]
+        assert (sample["fillcolor"], sample["color"]) == (style.KINDS[kind]["fillcolor"], style.KINDS[kind]["color"])
+    assert samples["Node (grad_fn)"]["outline"] == "rounded"  # the samples are drawn like the boxes
+    assert 'CELLSPACING="2" CELLPADDING="0" COLOR="#43a047"' in source  # the output's double border
+    assert "legend · arrows: gradient flow" in source
+    # nothing saved is drawn, so the legend does not list it
+    assert "saved tensor" in legend_samples(draw_graph(y, show_saved=True).source)
+    assert "legend" not in draw_graph(y, legend=False).source
+
+
+def test_legend_is_the_graphs_label_above_the_picture_not_boxes_in_it():
+    w, x, a, b, y = seed_graph()
+    dot = Dot(draw_graph(y, params={"w": w, "x": x}, show_saved=True).source)
+    graph = attrs(next(line for line in dot.source.splitlines() if line.strip().startswith("graph [")))
+    assert graph["labelloc"] == "t" and graph["label"].startswith("<")
+    assert not any(node.startswith("legend") for node in dot.nodes) and "cluster" not in dot.source
 
 
 def test_named_non_leaf_tensors_sit_beside_the_node_that_made_them():
@@ -324,8 +355,11 @@ def test_max_nodes_collapses_a_long_chain():
 def test_rankdir_and_title():
     w, x, a, b, y = seed_graph()
     assert "rankdir=TB" in draw_graph(y).source
-    source = draw_graph(y, rankdir="LR", title="y = (w + x) * (w + 1)").source
+    source = draw_graph(y, rankdir="LR", title="y = (w + x) * (w + 1)", legend=False).source
     assert "rankdir=LR" in source and 'label="y = (w + x) * (w + 1)"' in source
+    with_legend = draw_graph(y, title="y < 2 & more").source  # the title above the legend, escaped
+    assert f'<FONT POINT-SIZE="{style.TITLE_FONT_SIZE}" COLOR="{style.EDGE}">y &lt; 2 &amp; more</FONT>' in with_legend
+    assert with_legend.index("y &lt; 2") < with_legend.index("legend ·")
     with pytest.raises(ValueError, match="rankdir"):
         draw_graph(y, rankdir="sideways")
 
@@ -415,3 +449,36 @@ def test_style_is_one_consistent_palette():
         fill = int(kind["fillcolor"][1:], 16)
         assert min(fill >> 16, (fill >> 8) & 255, fill & 255) >= 0xB0, f"{kind} fill is not light"
         assert kind["color"] != kind["fillcolor"]  # a visible border
+
+
+@needs_dot
+def test_legend_takes_no_width_beside_the_picture():
+    w, x, a, b, y = seed_graph()
+    params = {"w": w, "x": x, "a": a, "b": b, "y": y}
+    unlimited = {"size": "100,100"}  # the natural size, before any fitting to the page
+    with_legend = svg_size(draw_graph(y, params=params, show_saved=True), **unlimited)
+    without = svg_size(draw_graph(y, params=params, show_saved=True, legend=False), **unlimited)
+    assert with_legend[0] == without[0] and with_legend[1] > without[1]
+
+
+def test_chapter_map_stacks_the_parts_with_invisible_edges():
+    # each part's last chapters (those nothing in their part builds on) lead to the next part
+    assert stacking_edges() == [("04", "06"), ("05", "06"), ("08", "11"), ("09", "11"), ("10", "11")]
+    dot = Dot(chapter_map().source)
+    assert [(a, b) for a, b, e in dot.edges if e.get("style") == "invis"] == [
+        (f"c{a}", f"c{b}") for a, b in stacking_edges()]
+    assert len(dot.edges) == len(BUILDS_ON) + len(stacking_edges())
+
+
+@needs_dot
+def test_chapter_map_parts_sit_one_below_the_other_within_the_books_column():
+    svg = chapter_map().svg()
+    # each chapter box's first line of text: its vertical position (SVG y grows downwards)
+    text_y = {number: float(y) for number, y in re.findall(
+        r'<title>c(\d\d)</title>.*?<text [^>]*y="([\d.-]+)"', svg, flags=re.S)}
+    assert set(text_y) == {c.number for c in CHAPTERS}
+    rows = [[text_y[c.number] for c in CHAPTERS if c.part == part] for part in sorted(PARTS)]
+    for upper, lower in zip(rows, rows[1:]):
+        assert max(upper) < min(lower)
+    width = float(re.search(r'<svg width="([\d.]+)pt"', svg)[1])
+    assert width < 7.2 * 72  # drawn at its natural size: not shrunk by the "size" limit

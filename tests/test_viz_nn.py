@@ -24,6 +24,7 @@ from glasstorch.testing import real_torch
 from glasstorch.viz import GraphPicture, HookEvent, HookTimeline, draw_module_tree, record_hooks, style
 from glasstorch.viz.hook_timeline import describe
 from glasstorch.viz.module_tree import NOT_IN_STATE_DICT
+from test_viz import legend_samples, svg_size
 
 HAS_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz's `dot` program is not installed "
@@ -46,15 +47,15 @@ def attrs(text: str | None) -> dict:
 
 
 class Dot:
-    """The boxes (in the order written) and edges of a DOT text, without the legend. HTML-like
+    """The boxes (in the order written) and edges of a DOT text, and the legend's samples. HTML-like
     labels are kept raw in ``html`` and read as table rows by ``rows``."""
 
     def __init__(self, source: str) -> None:
         self.source = source
-        body, _, self.legend = source.partition("subgraph cluster_legend")
+        self.legend = legend_samples(source)
         self.nodes: dict[str, dict] = {}
         self.edges: list[tuple[str, str, dict]] = []
-        for line in body.splitlines():
+        for line in source.splitlines():
             if m := EDGE.match(line):
                 self.edges.append((m[1], m[2], attrs(m[3])))
             elif m := HTML_NODE.match(line):
@@ -180,7 +181,8 @@ def test_edges_follow_registration_order():
 def test_parameter_and_buffer_rows():
     dot = Dot(draw_module_tree(G.Net()).source)
     assert dot.rows("m")[1:] == [["scale", "(1,)", "requires_grad=False"]]
-    assert dot.rows("m_block_fc")[1:] == [["weight", "(3, 4)", "requires_grad"], ["bias", "(4,)", "requires_grad"]]
+    # only a frozen parameter says so: the default, requires_grad=True, is not written
+    assert dot.rows("m_block_fc")[1:] == [["weight", "(3, 4)", ""], ["bias", "(4,)", ""]]
     # a dtype other than float32 is written; the non-persistent buffer says so
     assert dot.rows("m_block")[1:] == [["steps", "() int64", "buffer"], ["cache", "(4,)", NOT_IN_STATE_DICT]]
     assert dot.rows("m_block_act") == [["act: Act"]]
@@ -206,7 +208,7 @@ def test_none_parameters_and_tied_weights():
     net.block.fc.register_parameter("tied", net.head.weight)  # one tensor, two registrations
     dot = Dot(draw_module_tree(net).source)
     # named_modules meets block.fc first, so block.fc.tied owns the tensor and head.weight says so
-    assert dot.rows("m_block_fc")[3] == ["tied", "(4, 2)", "requires_grad"]
+    assert dot.rows("m_block_fc")[3] == ["tied", "(4, 2)", ""]
     assert dot.rows("m_head")[1:] == [["weight", "(4, 2)", "same tensor as block.fc.tied"], ["bias", "None", ""]]
 
 
@@ -276,14 +278,16 @@ def test_show_parameters_and_show_buffers_can_be_turned_off():
 
 
 def test_legend_lists_the_kinds_drawn():
-    legend = Dot(draw_module_tree(G.Net()).source).legend
-    assert 'legend_node [label=module' in legend and 'legend_leaf [label=parameter' in legend
-    assert 'legend_tensor [label=buffer' in legend and "legend_more" not in legend
-    assert all(f"{k}={v}" in legend or f'{k}="{v}"' in legend for k, v in style.KINDS["leaf"].items())
-    only_modules = draw_module_tree(G.Act()).source
-    assert "legend_node" in only_modules and "legend_leaf" not in only_modules
-    assert "legend_more" in draw_module_tree(G.Chain(6), max_children=2).source
-    assert "cluster_legend" not in draw_module_tree(G.Net(), legend=False).source
+    source = draw_module_tree(G.Net()).source
+    legend = legend_samples(source)
+    assert list(legend) == ["module", "parameter", "buffer"]
+    for text, kind in (("module", "node"), ("parameter", "leaf"), ("buffer", "tensor")):
+        assert (legend[text]["fillcolor"], legend[text]["color"]) == (style.KINDS[kind]["fillcolor"],
+                                                                      style.KINDS[kind]["color"])
+    assert "legend · arrows: parent → submodule" in source
+    assert list(legend_samples(draw_module_tree(G.Act()).source)) == ["module"]
+    assert "collapsed children" in legend_samples(draw_module_tree(G.Chain(6), max_children=2).source)
+    assert "legend" not in draw_module_tree(G.Net(), legend=False).source
 
 
 def test_ids_never_clash_and_names_are_escaped():
@@ -300,8 +304,9 @@ def test_ids_never_clash_and_names_are_escaped():
 
 def test_rankdir_title_and_bad_arguments():
     assert "rankdir=LR" in draw_module_tree(G.Net()).source  # the default: as wide as the model is deep
-    source = draw_module_tree(G.Net(), rankdir="TB", title="a small net").source
+    source = draw_module_tree(G.Net(), rankdir="TB", title="a small net", legend=False).source
     assert "rankdir=TB" in source and 'label="a small net"' in source
+    assert ">a small net</FONT>" in draw_module_tree(G.Net(), title="a small net").source  # above the legend
     with pytest.raises(ValueError, match="rankdir"):
         draw_module_tree(G.Net(), rankdir="up")
     for bad in (0, -1, 2.5, True):
@@ -356,8 +361,8 @@ def test_with_glasstorch_layers():
     dot = Dot(draw_module_tree(model, name="model").source)
     assert list(dot.nodes) == ["m", "m_0", "m_1", "m_2"]
     assert [dot.header(i) for i in dot.nodes] == ["model: Sequential", "0: Linear", "1: ReLU", "2: Linear"]
-    assert dot.rows("m_0")[1:] == [["weight", "(4, 3)", "requires_grad"], ["bias", "(4,)", "requires_grad"]]
-    assert dot.rows("m_2")[1:] == [["weight", "(2, 4)", "requires_grad"], ["bias", "None", ""]]
+    assert dot.rows("m_0")[1:] == [["weight", "(4, 3)", ""], ["bias", "(4,)", ""]]
+    assert dot.rows("m_2")[1:] == [["weight", "(2, 4)", ""], ["bias", "None", ""]]
 
 
 def test_module_tree_of_the_same_pytorch_model_is_the_same_picture(torch):
@@ -606,9 +611,10 @@ def test_timeline_boxes_are_styled_by_kind():
     for box, kind in expected.items():
         assert all(dot.nodes[box].get(k) == v for k, v in style.KINDS[kind].items()), box
     assert dot.nodes["e21"]["label"] == "21. note\\na note"
-    for kind in ("forward_pre", "forward", "backward_pre", "backward", "note"):
-        assert f"legend_{kind} " in dot.legend
-    assert "cluster_legend" not in timeline.draw(legend=False).source
+    assert list(dot.legend) == ["forward pre-hook", "forward hook", "backward pre-hook", "backward hook", "note"]
+    for text, kind in zip(dot.legend, ("leaf", "output", "tensor", "node", "saved")):  # as the boxes
+        assert dot.legend[text]["fillcolor"] == style.KINDS[kind]["fillcolor"]
+    assert "legend" not in timeline.draw(legend=False).source
 
 
 def test_timeline_frames_nest_children_inside_parents():
@@ -725,3 +731,11 @@ def test_hook_event_is_a_plain_record():
     assert event == HookEvent("forward", "fc", "Linear", "output: (2, 4)", "forward")
     with pytest.raises(AttributeError):
         event.kind = "note"  # frozen: a timeline is a record of what happened
+
+
+@needs_dot
+def test_module_tree_legend_takes_no_width_beside_the_tree():
+    unlimited = {"size": "100,100"}  # the natural size, before any fitting to the page
+    with_legend = svg_size(draw_module_tree(G.Net(), name="net"), **unlimited)
+    without = svg_size(draw_module_tree(G.Net(), name="net", legend=False), **unlimited)
+    assert with_legend[0] == without[0] and with_legend[1] > without[1]

@@ -62,8 +62,6 @@ def svg_with_links(translator: HTML5Translator) -> str:
     """The map as inline SVG, each chapter's box linking to its page relative to this one."""
     builder, env = translator.builder, translator.builder.env
     picture = chapter_map()
-    # newrank lays the parts out in reading order without boxes of one part inside another's frame.
-    picture.digraph.attr(newrank="true")
     for number, docname in chapter_docnames().items():
         title = env.titles[docname].astext() if docname in env.titles else docname
         # Declaring a node again only adds attributes to the box chapter_map() drew.

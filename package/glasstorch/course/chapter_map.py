@@ -64,6 +64,21 @@ BUILDS_ON = (
 _PART_COLOURS = {0: "more", 1: "leaf", 2: "tensor", 3: "output"}
 
 
+def stacking_edges() -> list[tuple[str, str]]:
+    """Invisible (earlier, later) edges that put each part below the one before it: from every
+    chapter of a part that no chapter of the same part builds on, to the next part's first
+    chapter. The parts then stack in reading order, each frame on rows of its own: the map is as
+    narrow as one part (it fits a book's column) and no frame reaches into another's."""
+    edges = []
+    numbers = sorted(PARTS)
+    for part, next_part in zip(numbers, numbers[1:]):
+        chapters = [c.number for c in CHAPTERS if c.part == part]
+        built_on = {earlier for earlier, later in BUILDS_ON if later in chapters}
+        first_next = next(c.number for c in CHAPTERS if c.part == next_part)
+        edges += [(number, first_next) for number in chapters if number not in built_on]
+    return edges
+
+
 def chapter_map(rankdir: str = "TB"):
     """The chapters as a graph: a box per chapter inside a frame per part, an arrow from each
     chapter to those that build on it. Returns a ``glasstorch.viz.GraphPicture``."""
@@ -94,5 +109,7 @@ def chapter_map(rankdir: str = "TB"):
                     box(cluster, chapter)
     for earlier, later in BUILDS_ON:
         dot.edge(f"c{earlier}", f"c{later}")
+    for earlier, later in stacking_edges():
+        dot.edge(f"c{earlier}", f"c{later}", style="invis")
     summary = f"chapter map: {len(CHAPTERS)} chapters in {len(PARTS)} parts, {len(BUILDS_ON)} arrows"
     return GraphPicture(dot, summary)

@@ -83,8 +83,7 @@ def draw_graph(
     drawer = _Drawer(names, title=title, rankdir=rankdir, show_hooks=show_hooks, show_saved=show_saved,
                      show_attrs=show_attrs, max_attr_chars=max_attr_chars, order=order)
     drawer.draw(outputs, drawn_nodes, hidden=len(every_node) - len(drawn_nodes), params=params)
-    if legend:
-        drawer.draw_legend()
+    drawer.draw_label(legend)
 
     leaves = sum(isinstance(node, AccumulateGrad) for node in every_node)
     summary = f"autograd graph of {_count(len(every_node), 'Node')}, {_count(leaves, 'leaf', 'leaves')}"
@@ -181,11 +180,9 @@ class _Drawer:
 
     def __init__(self, names: dict[int, str], *, title: str | None, rankdir: str, show_hooks: bool,
                  show_saved: bool, show_attrs: bool, max_attr_chars: int, order: dict) -> None:
-        graph_attrs = dict(style.GRAPH_ATTRS, rankdir=rankdir)
-        if title:
-            graph_attrs.update(label=title, labelloc="t", fontsize=style.TITLE_FONT_SIZE)
-        self.dot = graphviz.Digraph("autograd", graph_attr=graph_attrs, node_attr=style.NODE_ATTRS,
-                                    edge_attr=style.EDGE_ATTRS)
+        self.dot = graphviz.Digraph("autograd", graph_attr=dict(style.GRAPH_ATTRS, rankdir=rankdir),
+                                    node_attr=style.NODE_ATTRS, edge_attr=style.EDGE_ATTRS)
+        self.title = title
         self.names = names
         self.show_hooks, self.show_saved, self.show_attrs = show_hooks, show_saved, show_attrs
         self.max_attr_chars = max(max_attr_chars, 3)  # as torchviz: room for the "..."
@@ -341,15 +338,7 @@ class _Drawer:
             self.box(self.id_of(value), _join([label, detail]), "saved")
             self.dot.edge(self.id_of(node), self.id_of(value), style="dashed", arrowhead="none")
 
-    def draw_legend(self) -> None:
-        """One small box per kind drawn, in a framed cluster, with a word on the arrows."""
-        kinds = [kind for kind in style.LEGEND_TEXT if kind in self.kinds]
-        with self.dot.subgraph(name="cluster_legend") as legend:
-            legend.attr(label="legend\\narrows: gradient flow", style="rounded,filled",
-                        fillcolor=style.LEGEND_FILL, color=style.LEGEND_BORDER, fontcolor=style.TEXT,
-                        fontsize=style.SMALL_FONT_SIZE, labelloc="t")
-            for kind in kinds:
-                attrs = dict(style.node_style(kind), fontsize=style.SMALL_FONT_SIZE)
-                legend.node(f"legend_{kind}", style.LEGEND_TEXT[kind], **attrs)
-            for upper, lower in zip(kinds, kinds[1:]):  # a column, in the order gradients meet them
-                legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")
+    def draw_label(self, legend: bool) -> None:
+        """The title, and a legend of the kinds drawn (the "… more" box explains itself)."""
+        kinds = [(kind, style.LEGEND_TEXT[kind]) for kind in style.LEGEND_TEXT if kind in self.kinds] if legend else []
+        self.dot.graph_attr.update(style.graph_label(self.title, kinds, "arrows: gradient flow"))

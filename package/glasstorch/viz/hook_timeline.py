@@ -137,8 +137,7 @@ class HookTimeline:
             raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
         drawer = _TimelineDrawer(self, rankdir=rankdir, nest=nest, title=title)
         drawer.draw()
-        if legend:
-            drawer.draw_legend()
+        drawer.draw_label(legend)
         return GraphPicture(drawer.dot, self.summary())
 
     def summary(self) -> str:
@@ -277,12 +276,9 @@ class _TimelineDrawer:
     the next, one cluster per lane run, and (``nest``) one frame per module's pre/post pair."""
 
     def __init__(self, timeline: HookTimeline, *, rankdir: str, nest: bool, title: str | None) -> None:
-        graph_attrs = dict(style.GRAPH_ATTRS, rankdir=rankdir)
-        if title:
-            graph_attrs.update(label=title, labelloc="t", fontsize=style.TITLE_FONT_SIZE)
-        self.dot = graphviz.Digraph("hooks", graph_attr=graph_attrs, node_attr=style.NODE_ATTRS,
-                                    edge_attr=style.EDGE_ATTRS)
-        self.timeline, self.events, self.nest = timeline, timeline.events, nest
+        self.dot = graphviz.Digraph("hooks", graph_attr=dict(style.GRAPH_ATTRS, rankdir=rankdir),
+                                    node_attr=style.NODE_ATTRS, edge_attr=style.EDGE_ATTRS)
+        self.timeline, self.events, self.nest, self.title = timeline, timeline.events, nest, title
         self.kinds: list[str] = []
 
     def draw(self) -> None:
@@ -327,18 +323,10 @@ class _TimelineDrawer:
         if event.kind not in self.kinds:
             self.kinds.append(event.kind)
 
-    def draw_legend(self) -> None:
-        """One small box per kind drawn, in a framed cluster."""
-        kinds = [kind for kind in KIND_TEXT if kind in self.kinds]
-        with self.dot.subgraph(name="cluster_legend") as legend:
-            legend.attr(label="legend\\narrows: firing order", style="rounded,filled", fillcolor=style.LEGEND_FILL,
-                        color=style.LEGEND_BORDER, fontcolor=style.TEXT, fontsize=style.SMALL_FONT_SIZE,
-                        labelloc="t")
-            for kind in kinds:
-                attrs = dict(style.node_style(KIND_STYLE[kind]), fontsize=style.SMALL_FONT_SIZE)
-                legend.node(f"legend_{kind}", KIND_TEXT[kind], **attrs)
-            for upper, lower in zip(kinds, kinds[1:]):  # a column, in firing order of the kinds
-                legend.edge(f"legend_{upper}", f"legend_{lower}", style="invis")
+    def draw_label(self, legend: bool) -> None:
+        """The title, and a legend of the kinds of events drawn."""
+        kinds = [(KIND_STYLE[kind], KIND_TEXT[kind]) for kind in KIND_TEXT if kind in self.kinds] if legend else []
+        self.dot.graph_attr.update(style.graph_label(self.title, kinds, "arrows: firing order"))
 
 
 def _escape(text: str) -> str:

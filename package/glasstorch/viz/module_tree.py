@@ -13,11 +13,12 @@ What the text of ``print(model)`` hides and the picture shows:
   a DAG, not a tree, and ``named_modules()`` lists the module once;
 * a parameter registered in two modules (tied weights) says which name owns it;
 * a **non-persistent** buffer says, in italics, that it is not in ``state_dict()``;
-* ``requires_grad`` of each parameter, and a dtype other than float32.
+* a **frozen** parameter (``requires_grad=False``), and a dtype other than float32.
 
 Readable at a book's width: the tree grows left to right by default (``rankdir="LR"``: as wide as
-the model is deep, not as wide as its widest layer), and ``max_children`` collapses the middle of a
-long ``Sequential`` into one "… N more" box. Box ids come from the dotted names (``m_block_0``),
+the model is deep, not as wide as its widest layer), the legend sits above it, only what is not
+the default is written (a frozen parameter, not every trainable one), and ``max_children``
+collapses the middle of a long ``Sequential`` into one "… N more" box. Box ids come from the dotted names (``m_block_0``),
 never from ``id()``, so the DOT text is the same on every run.
 """
 from __future__ import annotations
@@ -64,7 +65,7 @@ def draw_module_tree(
 
     name             what to call the root box ("model: Net"); by default only its class.
     show_parameters  list each module's own parameters: name, shape, dtype (if not float32),
-                     requires_grad.
+                     and "requires_grad=False" for a frozen one.
     show_buffers     list each module's own buffers; a non-persistent one in italics.
     max_children     draw at most this many children of any module: the first and last ones, and
                      one "… N more" box for those in the middle (and everything below them).
@@ -85,8 +86,7 @@ def draw_module_tree(
     drawn = _reachable(module, shown)
     drawer = _TreeDrawer(rankdir=rankdir, title=title, show_parameters=show_parameters, show_buffers=show_buffers)
     drawer.draw(modules, drawn, shown, root_name=name)
-    if legend:
-        drawer.draw_legend()
+    drawer.draw_label(legend)
     return GraphPicture(drawer.dot, _summary(modules, drawn))
 
 
@@ -184,12 +184,10 @@ class _TreeDrawer:
     def __init__(self, *, rankdir: str, title: str | None, show_parameters: bool, show_buffers: bool) -> None:
         # ordering=out: children keep their registration order along the column (or row)
         graph_attrs = dict(style.GRAPH_ATTRS, rankdir=rankdir, ordering="out")
-        if title:
-            graph_attrs.update(label=title, labelloc="t", fontsize=style.TITLE_FONT_SIZE)
         self.dot = graphviz.Digraph("modules", graph_attr=graph_attrs, node_attr=style.NODE_ATTRS,
                                     edge_attr=style.EDGE_ATTRS)
         self.show_parameters, self.show_buffers = show_parameters, show_buffers
-        self.rankdir = rankdir
+        self.title = title
         self.kinds: list[str] = [MODULE_KIND]
         self.ids = _Ids()
         self.owner: dict[int, str] = {}  # id(parameter) -> the dotted name it was first seen under
@@ -245,10 +243,11 @@ class _TreeDrawer:
         owner = self.owner[id(param)]
         if owner != here:
             note = f"same tensor as {escape(owner)}"
-        else:
-            note = "requires_grad" if param.requires_grad else "requires_grad=False"
+        else:  # only the exception is written: a column of "requires_grad" would only add width
+            note = "" if param.requires_grad else "requires_grad=False"
         shape = " ".join(filter(None, [_shape(param), _dtype_name(param)]))
-        return "<TR>" + _cell(escape(pname), fill) + _cell(shape, fill) + _cell(_small(note), fill) + "</TR>"
+        # (an empty <FONT></FONT> is a syntax error for dot)
+        return "<TR>" + _cell(escape(pname), fill) + _cell(shape, fill) + _cell(note and _small(note), fill) + "</TR>"
 
     def buffer_row(self, module: Any, bname: str, buffer: Any) -> str:
         fill = style.KINDS[BUFFER_KIND]["fillcolor"]
@@ -295,16 +294,7 @@ class _TreeDrawer:
         if kind not in self.kinds:
             self.kinds.append(kind)
 
-    def draw_legend(self) -> None:
-        """One small box per kind drawn, in a framed cluster, with a word on the arrows."""
-        kinds = [kind for kind in LEGEND_TEXT if kind in self.kinds]
-        with self.dot.subgraph(name="cluster_legend") as legend:
-            legend.attr(label="legend\\narrows: parent → submodule", style="rounded,filled",
-                        fillcolor=style.LEGEND_FILL, color=style.LEGEND_BORDER, fontcolor=style.TEXT,
-                        fontsize=style.SMALL_FONT_SIZE, labelloc="t")
-            # no edges between the boxes: they share the first rank, a column beside an LR tree
-            # (a row above a TB one), so the legend takes no room from the tree's columns. dot
-            # places such boxes right to left in a row, hence the reversal for TB.
-            for kind in kinds if self.rankdir in ("LR", "RL") else kinds[::-1]:
-                attrs = dict(style.node_style(kind), fontsize=style.SMALL_FONT_SIZE)
-                legend.node(f"legend_{kind}", LEGEND_TEXT[kind], **attrs)
+    def draw_label(self, legend: bool) -> None:
+        """The title, and a legend of the kinds drawn."""
+        kinds = [(kind, LEGEND_TEXT[kind]) for kind in LEGEND_TEXT if kind in self.kinds] if legend else []
+        self.dot.graph_attr.update(style.graph_label(self.title, kinds, "arrows: parent → submodule"))

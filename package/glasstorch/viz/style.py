@@ -11,9 +11,13 @@ familiar, and adds what torchviz leaves out:
   shows only between boxes, and edges are a mid-grey that shows on both).
 
 The pictures ask for these attributes by kind (``node_style("leaf")``), never spell colours
-themselves: change a colour here and every picture follows.
+themselves: change a colour here and every picture follows. ``graph_label`` writes every picture's
+title and legend the same way.
 """
 from __future__ import annotations
+
+from html import escape
+from typing import Sequence
 
 FONT = "Helvetica"
 FONT_SIZE = "12"
@@ -57,11 +61,15 @@ LEGEND_TEXT: dict[str, str] = {
     "saved": "saved tensor",
 }
 
-# Defaults for a whole picture. The sizes keep a 12 pt label readable when a notebook shows the
-# picture about 800 px wide (Graphviz's "size" is in inches at 72 px per inch: 11 in ~ 800 px);
-# only larger pictures are scaled down, and ``max_nodes`` keeps those few.
+# Defaults for a whole picture. A browser draws 1 pt as 4/3 px, so Graphviz's "size" of 7.2 in
+# (518 pt) shows as about 690 px: the book's text column (688 px), and a notebook cell on a laptop.
+# A picture laid out wider is scaled down to that width, its text with it (a 10 pt label stays
+# 11 px or larger only down to a scale of 0.83), so the pictures avoid width instead: trees grow
+# left to right, the legend sits above the picture (``graph_label``), only what is not the default
+# is written, and ``max_nodes`` / ``max_children`` collapse the middle of large graphs. The height
+# is not limited: a tall chain stays readable and scrolls.
 GRAPH_ATTRS: dict[str, str] = {
-    "size": "11,100",  # only the width is limited: a tall chain stays readable (scrolls)
+    "size": "7.2,100",
     "ranksep": "0.35",
     "nodesep": "0.25",
     "fontname": FONT,
@@ -87,3 +95,42 @@ EDGE_ATTRS: dict[str, str] = {
 def node_style(kind: str) -> dict[str, str]:
     """The Graphviz attributes of a box of this kind (a copy: callers may add to it)."""
     return dict(KINDS[kind])
+
+
+def graph_label(title: str | None = None, legend: Sequence[tuple[str, str]] = (),
+                caption: str = "") -> dict[str, str]:
+    """Graph attributes for what goes above a picture: its ``title``, and a legend with one sample
+    box per ``(kind, text)`` of ``legend`` in a single row, under a ``caption`` ("arrows: ...").
+
+    The legend is the graph's own label (an HTML-like table), not boxes in the layout: it takes no
+    room beside the picture, never moves a box, and is at most a row of five short words wide
+    (about 420 pt, inside the book's column). The samples copy each kind's fill, border and
+    outline (rounded, dashed, double); a "note" kind shows as a plain box."""
+    if not legend:
+        return {"label": title, "labelloc": "t", "fontsize": TITLE_FONT_SIZE} if title else {}
+    heading = escape(f"legend · {caption}" if caption else "legend")
+    samples = "".join(f"<TD>{_sample(kind, text)}</TD>" for kind, text in legend)
+    table = (f'<TABLE BORDER="1" STYLE="rounded" COLOR="{LEGEND_BORDER}" BGCOLOR="{LEGEND_FILL}" CELLBORDER="0" '
+             f'CELLSPACING="5" CELLPADDING="0"><TR><TD COLSPAN="{len(legend)}">{_small_text(heading)}</TD></TR>'
+             f"<TR>{samples}</TR></TABLE>")
+    if title:  # the title above the legend's frame
+        title_text = f'<FONT POINT-SIZE="{TITLE_FONT_SIZE}" COLOR="{EDGE}">{escape(title)}</FONT>'
+        table = f'<TABLE BORDER="0" CELLSPACING="2"><TR><TD>{title_text}</TD></TR><TR><TD>{table}</TD></TR></TABLE>'
+    return {"label": f"<{table}>", "labelloc": "t"}
+
+
+def _small_text(text: str) -> str:
+    return f'<FONT POINT-SIZE="{SMALL_FONT_SIZE}" COLOR="{TEXT}">{text}</FONT>'
+
+
+def _sample(kind: str, text: str) -> str:
+    """A legend's sample of a kind: its text in a table drawn like the kind's boxes."""
+    attrs = KINDS[kind]
+    outline = ",".join(word for word in ("rounded", "dashed") if word in attrs["style"])
+    outline = f' STYLE="{outline}"' if outline else ""
+    sample = (f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3" BGCOLOR="{attrs["fillcolor"]}" '
+              f'COLOR="{attrs["color"]}"{outline}><TR><TD>{_small_text(escape(text))}</TD></TR></TABLE>')
+    if attrs.get("peripheries") == "2":  # a second border around the first, as dot draws it
+        sample = (f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="2" CELLPADDING="0" COLOR="{attrs["color"]}">'
+                  f"<TR><TD>{sample}</TD></TR></TABLE>")
+    return sample
