@@ -57,6 +57,8 @@ html_show_sourcelink = False
 # default the theme logs "Got invalid theme mode" as a console error on a reader's first visit.)
 html_context = {"default_mode": "auto"}
 html_static_path = ["_static"]
+# A page without an icon makes the browser ask for /favicon.ico: a failed request on every page.
+html_favicon = "_static/favicon.svg"
 html_css_files = ["glasstorch.css"]  # pictures: fit the column, readable in the dark theme, zoom links
 
 # Copy buttons on code, not on outputs; what is copied leaves out prompts and line numbers.

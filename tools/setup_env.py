@@ -9,6 +9,8 @@ What it does, in order:
   1. makes sure Graphviz's `dot` program exists (the book draws autograd graphs with it): when it is
      missing and we are root on a system with apt-get, installs Debian's `graphviz`; otherwise stops
      with the install command for apt, brew, conda and winget;
+     with the `test` extra, does the same for Chromium (the browser tests drive it), but a missing
+     Chromium is not an error: it says so once, and the browser tests skip, saying how to install it;
   2. creates .venv with `python -m venv` if it does not exist;
   3. installs this package editable with the requested extras (`pip install -e .[course,...]`);
   4. registers the Jupyter kernel `glasstorch` inside .venv (the book's notebooks name it).
@@ -16,7 +18,8 @@ What it does, in order:
 It is idempotent and fast when nothing changed: a stamp file in .venv records a hash of
 pyproject.toml and the extras installed, and steps 2-4 are skipped while they still match.
 
-Environment: GLASSTORCH_NO_APT=1 never runs apt-get (only reports what to install).
+Environment: GLASSTORCH_NO_APT=1 never runs apt-get (only reports what to install);
+GLASSTORCH_CHROMIUM=/path/to/chromium names the browser for the tests when it is not on PATH.
 Only the standard library is used, so it runs on any Python >= 3.10 before anything is installed.
 """
 
@@ -36,6 +39,14 @@ KERNEL_NAME = "glasstorch"
 KERNEL_DISPLAY_NAME = "Python (glasstorch)"
 KNOWN_EXTRAS = ("course", "book", "test")
 MIN_PYTHON = (3, 10)
+
+CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+# Also the skip reason of the browser tests (tests/browser/browser_env.py reads it from here).
+CHROMIUM_INSTALL = (
+    "install Chromium (Debian/Ubuntu: `sudo apt-get install -y --no-install-recommends chromium`; "
+    "elsewhere any Chromium or Chrome, then `export GLASSTORCH_CHROMIUM=/path/to/it`). "
+    "Never `playwright install`: the tests use the system's browser"
+)
 
 DOT_HELP = """\
 glasstorch draws autograd graphs with Graphviz, but its `dot` program was not found on PATH.
@@ -63,20 +74,56 @@ def run(*cmd: str, env: Optional[dict] = None) -> None:
         fail(f"command failed with exit code {result.returncode}: {' '.join(cmd)}", result.returncode)
 
 
+def can_apt() -> bool:
+    """True when we may install Debian packages ourselves: root, apt-get present, GLASSTORCH_NO_APT unset."""
+    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
+    apt_allowed = os.environ.get("GLASSTORCH_NO_APT", "") in ("", "0")
+    return is_root and apt_allowed and shutil.which("apt-get") is not None
+
+
+_apt_updated = False
+
+
+def apt_install(package: str) -> bool:
+    """`apt-get install` one Debian package (the package lists are updated once per run); True if it worked."""
+    global _apt_updated
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    say(f"$ apt-get install -y --no-install-recommends {package}")
+    if not _apt_updated:
+        _apt_updated = subprocess.run(["apt-get", "update"], env=env).returncode == 0
+    return subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", package], env=env).returncode == 0
+
+
 def ensure_dot() -> None:
     if shutil.which("dot"):
         return
-    is_root = hasattr(os, "geteuid") and os.geteuid() == 0
-    apt_allowed = os.environ.get("GLASSTORCH_NO_APT", "") in ("", "0")
-    if is_root and apt_allowed and shutil.which("apt-get"):
+    if can_apt():
         say("Graphviz's `dot` is missing; installing Debian's graphviz package with apt-get")
-        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-        run("apt-get", "update", env=env)
-        run("apt-get", "install", "-y", "--no-install-recommends", "graphviz", env=env)
-        if shutil.which("dot"):
+        if apt_install("graphviz") and shutil.which("dot"):
             return
-        fail("apt-get installed graphviz but `dot` is still not on PATH.\n" + DOT_HELP)
+        fail("apt-get could not install graphviz, or `dot` is still not on PATH.\n" + DOT_HELP)
     fail(DOT_HELP)
+
+
+def find_chromium() -> Optional[str]:
+    """The browser the browser tests drive: $GLASSTORCH_CHROMIUM, else the first one on PATH (None: none).
+    tests/browser/browser_env.py uses this function too."""
+    chosen = os.environ.get("GLASSTORCH_CHROMIUM")
+    if chosen:
+        return chosen if Path(chosen).is_file() and os.access(chosen, os.X_OK) else None
+    return next(filter(None, map(shutil.which, CHROMIUM_NAMES)), None)
+
+
+def ensure_chromium() -> None:
+    """Chromium for the browser tests: installed with apt-get where we may, else a note (not an error)."""
+    if find_chromium():
+        return
+    if can_apt():
+        say("Chromium is missing (the browser tests drive it); installing Debian's chromium package with apt-get")
+        if apt_install("chromium") and find_chromium():
+            return
+    say("NOTE: no Chromium found, so the browser tests (tests/browser) will be skipped. To run them, "
+        + CHROMIUM_INSTALL)
 
 
 def venv_python() -> Path:
@@ -124,6 +171,8 @@ def main(argv: list) -> int:
             extras.add(extra)
 
     ensure_dot()
+    if "test" in extras:
+        ensure_chromium()
 
     pyproject_hash = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
     stamp = read_stamp()
