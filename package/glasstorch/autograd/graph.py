@@ -252,6 +252,8 @@ def _owned(grad: "Tensor", variable: "Tensor") -> "Tensor":
 
 def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     """Same strides, ignoring the dims of size 1 (any stride walks those the same way)."""
+    if a.strides == b.strides:  # the common case, answered without a loop
+        return True
     return all(n == 1 or x == y for n, x, y in zip(a.shape, a.strides, b.strides))
 
 

@@ -173,7 +173,7 @@ def grad_times(grad: Tensor, value: Any) -> Tensor:
         x = grad._data
         y = value._data if isinstance(value, Tensor) else value
         if _plain(x, y, False):
-            return _wrap(np.asarray(x * y))
+            return _wrap(x * y)  # (_wrap makes the numpy scalar of a 0-d product an array)
     return grad * value
 
 
