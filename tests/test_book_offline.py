@@ -313,14 +313,20 @@ def test_code_cells_have_copy_buttons_that_strip_prompts():
     )
 
 
+def assert_note(notebook: Path, page: Path, css_class: str, title: str, expected: tuple) -> None:
+    """``page`` (built from the current ``notebook``) has its note, which says each of ``expected``."""
+    page_of_current(notebook, page)
+    note = element_text(page, css_class)
+    assert note is not None, f"{page.name} has no '{title}' note"
+    for phrase in expected:
+        assert phrase in note, f"{page.name}: the '{title}' note does not say {phrase!r}: {note}"
+
+
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=[p.stem for p in CHAPTERS])
 def test_chapter_page_says_how_to_run_its_notebook(notebook: Path):
     page = chapter_page(notebook)
-    page_of_current(notebook, page)
-    note = element_text(page, "glasstorch-run-note")
-    assert note is not None, f"{page.name} has no 'Run this chapter' note"
-    for expected in ("Run this chapter", "make lab", f"book/{notebook.name}", "download"):
-        assert expected in note, f"{page.name}: the run note does not say {expected!r}: {note}"
+    assert_note(notebook, page, "glasstorch-run-note", "Run this chapter",
+                ("Run this chapter", "make lab", f"book/{notebook.name}", "download"))
     html = page.read_text(encoding="utf-8")
     first_cell = html.find('class="cell docutils container"')
     assert first_cell == -1 or html.find("glasstorch-run-note") < first_cell, f"{page.name}: the note is not on top"
@@ -329,11 +335,8 @@ def test_chapter_page_says_how_to_run_its_notebook(notebook: Path):
 @pytest.mark.parametrize("notebook", EXERCISE_NOTEBOOKS, ids=[p.stem for p in EXERCISE_NOTEBOOKS])
 def test_each_exercise_notebook_has_its_page_not_executed(notebook: Path):
     page = exercise_page(notebook)
-    page_of_current(notebook, page)
-    note = element_text(page, "glasstorch-exercise-note")
-    assert note is not None, f"{page.name} has no 'Work on this exercise' note"
-    for expected in (f"exercises/{notebook.name}", "make lab", "check cell", "make grade"):
-        assert expected in note, f"{page.name}: the exercise note does not say {expected!r}: {note}"
+    assert_note(notebook, page, "glasstorch-exercise-note", "Work on this exercise",
+                (f"exercises/{notebook.name}", "make lab", "check cell", "make grade"))
     html = page.read_text(encoding="utf-8")
     cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
     code_cells = sum(c["cell_type"] == "code" and "remove-cell" not in c["metadata"].get("tags", []) for c in cells)
