@@ -17,6 +17,9 @@ What it does, in order:
 
 It is idempotent and fast when nothing changed: a stamp file in .venv records a hash of
 pyproject.toml and the extras installed, and steps 2-4 are skipped while they still match.
+Two set-ups never run at once (`make book` and `make exercises` started together on a fresh clone
+would both build .venv and break it): the second waits on a lock file, .venv.lock, then finds the
+environment ready.
 
 Environment: GLASSTORCH_NO_APT=1 never runs apt-get (only reports what to install);
 GLASSTORCH_CHROMIUM=/path/to/chromium names the browser for the tests when it is not on PATH.
@@ -29,12 +32,15 @@ import os
 import shutil
 import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import IO, Iterator, NoReturn, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 STAMP = VENV / "glasstorch-setup.json"
+LOCK = ROOT / ".venv.lock"  # beside .venv, not in it: it must exist before .venv does
 KERNEL_NAME = "glasstorch"
 KERNEL_DISPLAY_NAME = "Python (glasstorch)"
 KNOWN_EXTRAS = ("course", "book", "test")
@@ -126,6 +132,34 @@ def ensure_chromium() -> None:
         + CHROMIUM_INSTALL)
 
 
+@contextmanager
+def one_setup_at_a_time(lock_path: Path = LOCK) -> Iterator[None]:
+    """Hold an exclusive lock on ``lock_path`` for the set-up; wait, saying so, while another holds it.
+    The operating system drops the lock when its holder exits, even if it crashed."""
+    with open(lock_path, "a") as handle:
+        if not _try_lock(handle):
+            say("another set-up of .venv is running (started by another make command): waiting for it")
+            while not _try_lock(handle):
+                time.sleep(0.2)
+        yield
+
+
+def _try_lock(handle: IO) -> bool:
+    try:
+        if os.name == "nt":
+            import msvcrt
+
+            handle.seek(0)  # every process locks the same byte: the first
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
+        else:
+            import fcntl
+
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # held by another process
+        return False
+    return True
+
+
 def venv_python() -> Path:
     if os.name == "nt":
         return VENV / "Scripts" / "python.exe"
@@ -169,7 +203,12 @@ def main(argv: list) -> int:
             if extra not in KNOWN_EXTRAS:
                 fail(f"unknown extra {extra!r}; known: {', '.join(KNOWN_EXTRAS)}")
             extras.add(extra)
+    with one_setup_at_a_time():
+        return set_up(extras)
 
+
+def set_up(extras: set) -> int:
+    """Steps 1-4 of the module's docstring, for these extras."""
     ensure_dot()
     if "test" in extras:
         ensure_chromium()
