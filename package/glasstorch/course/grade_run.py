@@ -11,12 +11,15 @@ observations go to ``WORKDIR/<exercise id>.jsonl``.
 What it survives: a cell that raises or calls ``sys.exit``; a cell that runs past the time limit
 (interrupted; if it ignores the interrupt, the kernel is restarted and the notebook run again
 without that cell); a cell that kills the kernel (run again without it); floods of output (kept
-to the first ``MAX_OUTPUT_BYTES`` per cell).
+to the first ``MAX_OUTPUT_BYTES`` per cell); a kernel that dies before it answers (started
+again: kernels started at the same moment, as ``glasstorch-grade -j 4`` starts them, can be given the
+same free port, and then one of them dies).
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import atexit
 import json
 import os
 import sys
@@ -33,6 +36,7 @@ from .grade_kernel import GRADING
 MAX_OUTPUT_BYTES = 100_000   # per cell: a grader needs the start of an output, not a flood
 PROBE_TIMEOUT = 15           # seconds a timed-out kernel gets to show it listens again
 MAX_RUNS = 4                 # runs of one notebook, each without the cells that broke the one before
+START_TRIES = 3              # kernels started for one run, when one dies before it answers
 
 
 class _KernelStuck(Exception):
@@ -40,6 +44,10 @@ class _KernelStuck(Exception):
 
     def __init__(self, key: str) -> None:
         self.key = key
+
+
+class _KernelDidNotStart(Exception):
+    """The kernel died, or did not answer, before the first cell: nothing of the notebook ran."""
 
 
 class _GradingClient(NotebookClient):
@@ -96,20 +104,33 @@ async def _run_once(steps: list[tuple[str, str]], skip: dict[str, str], *, cwd: 
         record_timing=False, resources={"metadata": {"path": str(cwd)}},
     )
     reports: dict = {}
-    async with client.async_setup_kernel():
-        for position, cell in enumerate(cells):
-            key = steps[position - 1][0] if position else "prelude"
-            if key in skip:
-                reports[key] = {"status": "skipped", "error": skip[key]}
-                continue
-            try:
-                await client.async_execute_cell(cell, position)
-            except DeadKernelError:
-                raise _KernelStuck(key) from None
-            reports[key] = _step_report(cell, client, position)
-            if id(cell) in client.timed_out:
-                await _probe(client, key, position)
+    started = False
+    try:
+        async with client.async_setup_kernel():
+            started = True
+            await _run_cells(client, cells, steps, skip, reports)
+    except Exception as error:
+        if started:
+            raise
+        atexit.unregister(client._cleanup_kernel)  # nbclient's, for a kernel it has already cleaned up
+        raise _KernelDidNotStart(f"{type(error).__name__}: {error}") from None
     return reports
+
+
+async def _run_cells(client: _GradingClient, cells: list, steps: list[tuple[str, str]], skip: dict[str, str],
+                     reports: dict) -> None:
+    for position, cell in enumerate(cells):
+        key = steps[position - 1][0] if position else "prelude"
+        if key in skip:
+            reports[key] = {"status": "skipped", "error": skip[key]}
+            continue
+        try:
+            await client.async_execute_cell(cell, position)
+        except DeadKernelError:
+            raise _KernelStuck(key) from None
+        reports[key] = _step_report(cell, client, position)
+        if id(cell) in client.timed_out:
+            await _probe(client, key, position)
 
 
 async def _probe(client: _GradingClient, key: str, position: int) -> None:
@@ -134,12 +155,23 @@ def run_notebook(path: Path, workdir: Path, exercise_ids: list[str], *, seed: in
     skip: dict[str, str] = {}
     for _ in range(MAX_RUNS):
         try:
-            return asyncio.run(_run_once(steps, skip, cwd=path.parent, cell_timeout=cell_timeout))
+            return _run_started(steps, skip, cwd=path.parent, cell_timeout=cell_timeout)
         except _KernelStuck as stuck:
             if stuck.key == "prelude":
                 raise RuntimeError("the grading kernel could not start glasstorch") from None
             skip[stuck.key] = "killed the kernel, or ignored the time limit (left out of a second run)"
     raise RuntimeError(f"gave up after {MAX_RUNS} runs of the notebook")
+
+
+def _run_started(steps: list[tuple[str, str]], skip: dict[str, str], *, cwd: Path, cell_timeout: int) -> dict:
+    """``_run_once``, in a new kernel when one dies before the first cell (up to START_TRIES)."""
+    failure = None
+    for _ in range(START_TRIES):
+        try:
+            return asyncio.run(_run_once(steps, skip, cwd=cwd, cell_timeout=cell_timeout))
+        except _KernelDidNotStart as error:
+            failure = error
+    raise RuntimeError(f"the kernel did not start ({START_TRIES} tries): {failure}")
 
 
 def main(argv: list[str] | None = None) -> int:
