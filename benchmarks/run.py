@@ -13,6 +13,10 @@ and the report gives medians and ratios. Targets from the issue:
 * one training step of the seeds' MNIST Net (batch 64, 1x28x28, SGD with momentum): at most 1.6x
   PyTorch's and 1.15x hand-written numpy's time (numpy_nets.py holds the hand-written versions).
 
+Beside them, on the tiny ops and the chain, "floor": the least a Python autograd over numpy can do
+(floor.py), to tell glasstorch's own cost from the interpreter's. The chain runs twice, the second
+time with Python's garbage collector off, to show its share.
+
     python benchmarks/run.py [--quick]
 """
 from __future__ import annotations
@@ -37,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "package"))
 import glasstorch  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import floor  # noqa: E402  (the leanest possible Python autograd)
 import numpy_nets  # noqa: E402  (the hand-written numpy versions)
 
 try:
@@ -247,15 +252,22 @@ def main() -> None:
     print(f"numpy {np.__version__}, one thread; {rounds} interleaved rounds; medians")
     results = {}
 
+    with_floor = {**libs, "floor": floor}
     repeats = 2000
     for op in ("add", "mul"):
-        times = interleaved({name: tiny_op(lib, op, repeats) for name, lib in libs.items()}, rounds)
+        times = interleaved({name: tiny_op(lib, op, repeats) for name, lib in with_floor.items()}, rounds)
         results[f"tiny {op}"] = report(f"tiny op: shape-(1,) {op}, forward + backward (per op)", times,
                                        per=repeats, unit="µs", baseline="torch")
 
     length = 10_000 if args.quick else 100_000
-    times = interleaved({name: chain(lib, length) for name, lib in libs.items()}, max(2, rounds // 2))
+    times = interleaved({name: chain(lib, length) for name, lib in with_floor.items()}, max(2, rounds // 2))
     results["chain"] = report(f"chain of {length:,} ops, forward + backward", times, unit="s", baseline="torch")
+    gc.disable()
+    try:
+        times = interleaved({name: chain(lib, length) for name, lib in with_floor.items()}, max(2, rounds // 2))
+    finally:
+        gc.enable()
+    results["chain, gc off"] = report("the same chain, garbage collector off", times, unit="s", baseline="torch")
 
     data = mlp_data()
     candidates = {name: mlp_step(lib, data) for name, lib in libs.items()}
@@ -287,7 +299,13 @@ def main() -> None:
             line += f" {results[key]['glasstorch'] / results[key]['torch']:.2f}x torch (target <= {vs_torch})"
         if vs_numpy is not None:
             line += f"   {results[key]['glasstorch'] / results[key]['numpy']:.2f}x numpy (target <= {vs_numpy})"
+        if torch is not None and "floor" in results[key]:
+            line += f"   floor: {results[key]['floor'] / results[key]['torch']:.2f}x torch"
         print(line)
+    if torch is not None:
+        off = results["chain, gc off"]
+        print(f"  chain with the garbage collector off: glasstorch {off['glasstorch'] / off['torch']:.2f}x torch, "
+              f"floor {off['floor'] / off['torch']:.2f}x torch")
 
 
 if __name__ == "__main__":
