@@ -12,6 +12,7 @@ SETUP  := $(PYTHON) tools/setup_env.py
 
 LAB_ARGS    ?=
 PYTEST_ARGS ?=
+TEST_JOBS   ?= 2
 SPHINX_ARGS ?=
 BENCH_ARGS  ?=
 GRADE       ?= exercises
@@ -32,7 +33,8 @@ help:
 	@echo
 	@echo "  make lab        open the book in JupyterLab (extra options: LAB_ARGS='--port 8899')"
 	@echo "  make book       execute every chapter and build the HTML book into _build/html/ (SPHINX_ARGS=...)"
-	@echo "  make test       run the tests and every notebook (extra options: PYTEST_ARGS='-k tensor')"
+	@echo "  make test       run the tests and every notebook (extra options: PYTEST_ARGS='-k tensor';"
+	@echo "                  TEST_JOBS=0 for one process, as --pdb needs)"
 	@echo "  make bench      run the benchmarks (benchmarks/run.py; options: BENCH_ARGS=...)"
 	@echo "  make exercises  write exercises/ from solutions/ (teachers, after editing a solution)"
 	@echo "  make grade      grade your exercise notebooks (GRADE=folder-or-notebooks, GRADE_ARGS='--csv class.csv')"
@@ -57,9 +59,11 @@ book:
 	@echo
 	@echo "The book: $(CURDIR)/_build/html/index.html"
 
+# -n: TEST_JOBS pytest-xdist workers (TEST_JOBS=0: one process, for --pdb or -s); --dist loadfile
+# keeps each file on one worker: a notebook's cells share one kernel, a module its fixtures.
 test:
 	@$(SETUP) course test
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
 bench:
 	@$(SETUP) course
