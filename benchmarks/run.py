@@ -260,11 +260,14 @@ def main() -> None:
                                        per=repeats, unit="µs", baseline="torch")
 
     length = 10_000 if args.quick else 100_000
-    times = interleaved({name: chain(lib, length) for name, lib in with_floor.items()}, max(2, rounds // 2))
-    results["chain"] = report(f"chain of {length:,} ops, forward + backward", times, unit="s", baseline="torch")
+
+    def chain_times() -> dict:
+        return interleaved({name: chain(lib, length) for name, lib in with_floor.items()}, max(2, rounds // 2))
+
+    results["chain"] = report(f"chain of {length:,} ops, forward + backward", chain_times(), unit="s", baseline="torch")
     gc.disable()
     try:
-        times = interleaved({name: chain(lib, length) for name, lib in with_floor.items()}, max(2, rounds // 2))
+        times = chain_times()
     finally:
         gc.enable()
     results["chain, gc off"] = report("the same chain, garbage collector off", times, unit="s", baseline="torch")

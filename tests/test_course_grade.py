@@ -11,6 +11,7 @@ import csv
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -196,24 +197,23 @@ def test_a_notebook_past_its_time_limit_is_stopped(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def kernels_dying_at_start(monkeypatch: pytest.MonkeyPatch) -> list:
-    """The first N kernels the grader starts die before they answer (N: set ``deaths[0]``), as one
-    does when a kernel started at the same moment took its port. Returns the list of starts."""
+def grader_kernels(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
+    """Counts the kernels the grader starts (``started``); the first ``deaths`` of them die before
+    they answer, as a kernel does when another one started at the same moment took its port."""
     from glasstorch.course import grade_run
 
-    starts: list = []
-    deaths = [0]
+    kernels = SimpleNamespace(started=0, deaths=0)
     start = grade_run._GradingClient.async_start_new_kernel
 
     async def start_or_die(client, **kwargs):
-        starts.append(client)
-        if len(starts) <= deaths[0]:
+        kernels.started += 1
+        if kernels.started <= kernels.deaths:
             client.extra_arguments = [*client.extra_arguments, "--IPKernelApp.exec_lines=import os; os._exit(1)"]
         return await start(client, **kwargs)
 
     monkeypatch.setattr(grade_run._GradingClient, "async_start_new_kernel", start_or_die)
     monkeypatch.setenv("PYTHONPATH", grade._worker_env()["PYTHONPATH"])
-    return [starts, deaths]
+    return kernels
 
 
 def _run_small_notebook(tmp_path: Path) -> dict:
@@ -224,20 +224,18 @@ def _run_small_notebook(tmp_path: Path) -> dict:
     return grade_run.run_notebook(path, tmp_path, [], seed=1, cell_timeout=60)
 
 
-def test_a_kernel_that_dies_before_it_answers_is_started_again(tmp_path: Path, kernels_dying_at_start: list) -> None:
-    starts, deaths = kernels_dying_at_start
-    deaths[0] = 1
+def test_a_kernel_that_dies_before_it_answers_is_started_again(tmp_path: Path, grader_kernels: SimpleNamespace) -> None:
+    grader_kernels.deaths = 1
     assert _run_small_notebook(tmp_path) == {"prelude": {"status": "ok", "error": None},
                                              "cell 0": {"status": "ok", "error": None}}
-    assert len(starts) == 2
+    assert grader_kernels.started == 2
 
 
-def test_a_kernel_that_never_starts_is_reported_after_three_tries(tmp_path: Path, kernels_dying_at_start: list) -> None:
-    starts, deaths = kernels_dying_at_start
-    deaths[0] = 99
+def test_a_kernel_that_never_starts_is_reported_after_three_tries(tmp_path: Path, grader_kernels: SimpleNamespace) -> None:
+    grader_kernels.deaths = 99
     with pytest.raises(RuntimeError, match=r"the kernel did not start \(3 tries\): .*Kernel died before replying"):
         _run_small_notebook(tmp_path)
-    assert len(starts) == 3
+    assert grader_kernels.started == 3
 
 
 @pytest.fixture(scope="module")
