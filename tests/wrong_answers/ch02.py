@@ -7,7 +7,7 @@ import glasstorch as torch
 from glasstorch.autograd.graph import AccumulateGrad, Node
 
 
-# -- 02.records -----------------------------------------------------------------------------------
+# -- 02.compute_requires_grad -------------------------------------------------------------------------------
 
 def records_ignoring_grad_mode(*inputs):
     """Forgets torch.no_grad(): records whenever an input requires grad."""
@@ -173,7 +173,7 @@ def add_new_accumulators(input, other):
 
 
 WRONG = {
-    "02.records": [records_ignoring_grad_mode, records_all_inputs, records_first_input_only, records_tensors_only],
+    "02.compute_requires_grad": [records_ignoring_grad_mode, records_all_inputs, records_first_input_only, records_tensors_only],
     "02.walk_graph": [walk_without_memo, walk_depth_first, walk_recursive, walk_keeps_none, walk_first_root_only],
     "02.add": [add_always_records, add_without_requires_grad, add_edges_for_tensors_only,
                add_backward_returns_one_gradient, add_new_accumulators],

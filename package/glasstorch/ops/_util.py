@@ -12,7 +12,7 @@ from ..autograd.grad_mode import _GradMode
 from ..autograd.graph import Node
 
 
-def records(*inputs: Any) -> bool:
+def compute_requires_grad(*inputs: Any) -> bool:
     """Should this op record a Node? Only when grad mode is on and some input requires grad."""
     if not _GradMode.enabled:
         return False
@@ -22,7 +22,7 @@ def records(*inputs: Any) -> bool:
     return False
 
 
-def attach(out: Tensor, node: Node) -> Tensor:
+def set_history(out: Tensor, node: Node) -> Tensor:
     """Make ``node`` the ``grad_fn`` of ``out``: ``out`` is now a non-leaf that requires grad."""
     out.grad_fn = node
     out._requires_grad = True

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import apply_binary, attach, grad_times, records, reduce_grad_to, shape_of
+from ._util import apply_binary, set_history, grad_times, compute_requires_grad, reduce_grad_to, shape_of
 
 
 class AddBackward0(Node):
@@ -56,10 +56,10 @@ def _plus_or_minus(ufunc: Any, node_class: type, input: Any, other: Any, alpha: 
     """``input ± alpha * other``: add and sub differ only in the ufunc and the Node."""
     other_scaled = other if alpha == 1 else _scale_value(other, alpha)
     out = _wrap(apply_binary(ufunc, input, other_scaled))
-    if records(input, other):
+    if compute_requires_grad(input, other):
         node = node_class(input, other)
         node.alpha, node.self_shape, node.other_shape = alpha, shape_of(input), shape_of(other)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -83,10 +83,10 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if _is_bool(input):
         return sub(other, input, alpha=alpha)  # PyTorch's error for a bool tensor
     out = _wrap(apply_binary(np.subtract, other, input if alpha == 1 else _scale_value(input, alpha)))
-    if records(input):
+    if compute_requires_grad(input):
         node = RsubBackward1(input)
         node.alpha = alpha
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -113,7 +113,7 @@ class MulBackward0(Node):
 
 def mul(input: Any, other: Any) -> Tensor:
     out = _wrap(apply_binary(np.multiply, input, other))
-    if records(input, other):
+    if compute_requires_grad(input, other):
         node = MulBackward0(input, other)
         node.self_shape, node.other_shape = shape_of(input), shape_of(other)
         # each input's gradient needs the *other* input: save only what will be used (as PyTorch)
@@ -121,7 +121,7 @@ def mul(input: Any, other: Any) -> Tensor:
             input if node.needs_input_grad(1) else None,
             other if node.needs_input_grad(0) else None,
         )
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -143,11 +143,11 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is not None:
         return _rounding_div(input, other, rounding_mode)
     out = _wrap(apply_binary(np.true_divide, input, other, floating=True, quiet=True))
-    if records(input, other):
+    if compute_requires_grad(input, other):
         node = DivBackward0(input, other)
         node.self_shape, node.other_shape = shape_of(input), shape_of(other)
         node.save_for_backward(input if node.needs_input_grad(1) else None, other)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -176,10 +176,10 @@ class ReciprocalBackward0(Node):
 
 def _reciprocal(input: Tensor) -> Tensor:
     out = _wrap(apply_binary(np.true_divide, 1.0, input, floating=True, quiet=True))
-    if records(input):
+    if compute_requires_grad(input):
         node = ReciprocalBackward0(input)
         node.save_for_backward(output=out)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -200,8 +200,8 @@ def neg(input: Tensor) -> Tensor:
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
     out = _wrap(np.negative(input._data))
-    if records(input):
-        attach(out, NegBackward0(input))
+    if compute_requires_grad(input):
+        set_history(out, NegBackward0(input))
     return out
 
 
@@ -246,7 +246,7 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     if isinstance(exponent, int) and exponent < 0 and input._data.dtype.kind in "biu":
         raise RuntimeError("Integers to negative integer powers are not allowed.")
     out = _wrap(apply_binary(np.power, input, exponent, quiet=True))
-    if records(input, exponent):
+    if compute_requires_grad(input, exponent):
         if isinstance(exponent, Tensor):
             node = PowBackward1(input, exponent)
             node.save_for_backward(input, exponent, output=out)
@@ -254,15 +254,15 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
             node = PowBackward0(input)
             node.exponent = exponent
             node.save_for_backward(input)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
 def _scalar_pow(base: Any, exponent: Tensor) -> Tensor:
     out = _wrap(apply_binary(np.power, float(base) if exponent._data.dtype.kind == "f" else base, exponent, quiet=True))
-    if records(exponent):
+    if compute_requires_grad(exponent):
         node = PowBackward2(exponent)
         node.base = base
         node.save_for_backward(output=out)
-        attach(out, node)
+        set_history(out, node)
     return out

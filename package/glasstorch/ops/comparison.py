@@ -8,7 +8,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import apply_binary, attach, promoted, records, reduce_grad_to, shape_of
+from ._util import apply_binary, set_history, promoted, compute_requires_grad, reduce_grad_to, shape_of
 
 
 def _compare(ufunc: Any, input: Any, other: Any) -> Tensor:
@@ -120,10 +120,10 @@ class MinimumBackward0(_ExtremumBackward):
 
 def _extremum(ufunc: Any, node_class: type, input: Tensor, other: Tensor) -> Tensor:
     out = _wrap(np.asarray(apply_binary(ufunc, input, other)))
-    if records(input, other):
+    if compute_requires_grad(input, other):
         node = node_class(input, other)
         node.save_for_backward(input, other)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 

@@ -46,7 +46,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, records
+from ._util import set_history, compute_requires_grad
 
 
 # --- the geometry: stride, padding, dilation, groups -----------------------------------------
@@ -314,22 +314,22 @@ class ConvolutionBackwardBackward0(Node):
 
 def _input_grad(grad_out: Tensor, weight: Tensor, input_shape: tuple, geometry: _Geometry) -> Tensor:
     out = _wrap(_input_grad_values(grad_out._data, weight._data, input_shape, geometry))
-    if records(grad_out, weight):  # only under create_graph
+    if compute_requires_grad(grad_out, weight):  # only under create_graph
         node = ConvolutionBackwardBackward0(grad_out, weight)
         node.save_for_backward(grad_out, weight)
         node.wrt, node.geometry = "input", geometry
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
 def _weight_grad(input: Tensor, grad_out: Tensor, weight_shape: tuple, geometry: _Geometry,
                  columns: np.ndarray | None = None) -> Tensor:
     out = _wrap(_weight_grad_values(input._data, grad_out._data, weight_shape, geometry, columns))
-    if records(input, grad_out):
+    if compute_requires_grad(input, grad_out):
         node = ConvolutionBackwardBackward0(input, grad_out)
         node.save_for_backward(input, grad_out)
         node.wrt, node.geometry = "weight", geometry
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -337,7 +337,7 @@ def _convolve(input: Tensor, weight: Tensor, bias: Tensor | None, geometry: _Geo
     """The checked convolution: values, bias, and the Node."""
     values, columns = _forward_values(input._data, weight._data, None if bias is None else bias._data, geometry)
     out = _wrap(values)
-    if records(input, weight, bias):
+    if compute_requires_grad(input, weight, bias):
         node = ConvolutionBackward0(input, weight, bias)
         node.save_for_backward(input, weight)  # both, always, as PyTorch does
         node.geometry = geometry
@@ -346,7 +346,7 @@ def _convolve(input: Tensor, weight: Tensor, bias: Tensor | None, geometry: _Geo
         node.columns = columns if node.needs_input_grad(1) else None
         node._saved_groups, node._saved_transposed = geometry.groups, False
         node._saved_output_padding = (0,) * len(geometry.stride)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -486,12 +486,12 @@ def pad_for_convolution(input: Tensor, pairs: Sequence[tuple], mode: str = "cons
         out = _wrap(_constant_pad_values(input._data, pairs))
     else:
         out = _wrap(np.pad(input._data, [(0, 0)] * lead + pairs, mode=_NUMPY_PAD_MODES[mode]))
-    if records(input):
+    if compute_requires_grad(input):
         node = _pad_node_class(mode, len(pairs))(input)
         if mode == "constant":
             node.pairs = pairs
         else:
             node.folds = [(lead + i, _fold(input.shape[lead + i], before, after, mode))
                           for i, (before, after) in enumerate(pairs) if before or after]
-        attach(out, node)
+        set_history(out, node)
     return out

@@ -5,7 +5,7 @@ from typing import Any
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, records
+from ._util import set_history, compute_requires_grad
 
 
 class CloneBackward0(Node):
@@ -16,8 +16,8 @@ class CloneBackward0(Node):
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     """A copy with its own memory; the gradient passes through unchanged."""
     out = _wrap(input._data.copy())
-    if records(input):
-        attach(out, CloneBackward0(input))
+    if compute_requires_grad(input):
+        set_history(out, CloneBackward0(input))
     return out
 
 
@@ -31,8 +31,8 @@ class ToCopyBackward0(Node):
 def to_dtype(input: Tensor, dtype: Any) -> Tensor:
     out = _wrap(input._data.astype(dtype.numpy_dtype))
     # only a floating-point result can carry a gradient (an integer has none)
-    if dtype.is_floating_point and records(input):
+    if dtype.is_floating_point and compute_requires_grad(input):
         node = ToCopyBackward0(input)
         node.self_dtype = input.dtype
-        attach(out, node)
+        set_history(out, node)
     return out

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, broadcast_error, promoted, records, reduce_grad_to, shape_of
+from ._util import set_history, broadcast_error, promoted, compute_requires_grad, reduce_grad_to, shape_of
 from .shape import unsqueeze, view_of
 
 
@@ -49,10 +49,10 @@ def _put_back(grad: Tensor, shape: tuple, key: Any, name: str) -> Tensor:
     else:
         values[key] = grad._data
     out = _wrap(values)
-    if records(grad):
+    if compute_requires_grad(grad):
         node = _PUT_BACK_NODES.get(name, IndexBackwardBackward0)(grad)
         node.key = key
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -90,10 +90,10 @@ def _take(input: Tensor, key: Any, name: str) -> Tensor:
     # a trailing ... makes numpy return a 0-d view where it would copy a scalar: x[0, 0] shares x's memory
     values = input._data[key + (Ellipsis,) if type(key) is tuple and name != "IndexBackward0" else key]
     out = _wrap(values.copy()) if name == "IndexBackward0" else view_of(input, values)
-    if records(input):
+    if compute_requires_grad(input):
         node = _TAKE_NODES.get(name.replace("BackwardBackward0", "Backward0"), SelectBackward0)(input)
         node.self_shape, node.key = input._data.shape, key
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -302,10 +302,10 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
             f"of shape {list(slot)}"
         ) from None
     out = _wrap(values)
-    if records(input, value):
+    if compute_requires_grad(input, value):
         node = (IndexPutBackward0 if _index_put_only(key) else CopySlices)(input, value)
         node.key, node.self_shape, node.value_shape = key, input._data.shape, shape_of(value)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -336,11 +336,11 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
                 except ValueError:
                     raise broadcast_error(first, second) from None
         raise RuntimeError("where: the condition, input and other shapes cannot be broadcast together") from None
-    if records(input, other):
+    if compute_requires_grad(input, other):
         node = WhereBackward0(input, other)
         node.condition = condition
         node.self_shape, node.other_shape = shape_of(input), shape_of(other)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -364,8 +364,8 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if values.shape != input._data.shape:
         raise RuntimeError("masked_fill: the mask must broadcast to the input's shape, not enlarge it")
     out = _wrap(values)
-    if records(input):
+    if compute_requires_grad(input):
         node = MaskedFillBackward0(input)
         node.mask, node.self_shape = mask, input._data.shape
-        attach(out, node)
+        set_history(out, node)
     return out

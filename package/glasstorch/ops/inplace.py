@@ -23,12 +23,12 @@ from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from . import arithmetic, indexing, pointwise
-from ._util import attach, data_of, records, reduce_grad_to, shape_of
+from ._util import set_history, data_of, compute_requires_grad, reduce_grad_to, shape_of
 
 
 def check_inplace(tensor: Tensor) -> None:
     """PyTorch's errors for in-place changes that would corrupt the graph."""
-    if not records(tensor):
+    if not compute_requires_grad(tensor):
         return
     if tensor.grad_fn is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
@@ -55,7 +55,7 @@ def _c10_name(np_dtype: np.dtype) -> str:
 def apply_inplace(tensor: Tensor, out_of_place: Callable, *args: Any, **kwargs: Any) -> Tensor:
     """Run ``out_of_place(tensor, *args)`` and store its result in ``tensor`` itself."""
     check_inplace(tensor)
-    if not records(tensor, *args, *kwargs.values()):
+    if not compute_requires_grad(tensor, *args, *kwargs.values()):
         return _write(tensor, out_of_place(_wrap(tensor._data), *args, **kwargs)._data)
     if tensor._base is not None:
         raise RuntimeError(
@@ -83,7 +83,7 @@ def _rebase_history(tensor: Tensor, grad_fn: Node) -> None:
 # --- the fast path of arithmetic in place (optimizers, accumulators) ------------------------
 def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callable, **kwargs: Any) -> Tensor:
     """``tensor = ufunc(tensor, other)`` straight into the tensor's memory when nothing is recorded."""
-    if records(tensor, other):
+    if compute_requires_grad(tensor, other):
         return apply_inplace(tensor, out_of_place, other, **kwargs)
     value = data_of(other)
     if not (isinstance(value, np.ndarray) and value.dtype == tensor._data.dtype):  # else: same dtype, nothing to check
@@ -173,8 +173,8 @@ class FillBackward2(ZeroBackward0):
 
 def _filled(input: Tensor, value: Any, node_class: type) -> Tensor:
     out = _wrap(np.full(input._data.shape, value, dtype=input._data.dtype))
-    if records(input):
-        attach(out, node_class(input))
+    if compute_requires_grad(input):
+        set_history(out, node_class(input))
     return out
 
 
@@ -206,10 +206,10 @@ def _copied(input: Tensor, src: Tensor) -> Tensor:
             f"tensor b ({src._data.shape[-1] if src._data.ndim else 1}) at non-singleton dimension {max(input._data.ndim - 1, 0)}"
         ) from None
     out = _wrap(values)
-    if records(input, src):
+    if compute_requires_grad(input, src):
         node = CopyBackwards(input, src)
         node.src_shape, node.src_dtype = src._data.shape, src.dtype
-        attach(out, node)
+        set_history(out, node)
     return out
 
 

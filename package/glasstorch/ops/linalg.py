@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, records, reduce_grad_to
+from ._util import set_history, compute_requires_grad, reduce_grad_to
 from .shape import SqueezeBackward4, squeeze
 
 
@@ -76,13 +76,13 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
             f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(input._data.shape)} and {_shape_text(mat2._data.shape)})"
         )
     out = _wrap(input._data @ mat2._data)
-    if records(input, mat2):
+    if compute_requires_grad(input, mat2):
         node = MmBackward0(input, mat2)
         # grad_input needs mat2 and grad_mat2 needs input: keep only what will be used
         node.save_for_backward(input if node.needs_input_grad(1) else None,
                                mat2 if node.needs_input_grad(0) else None)
         node.column_major = (_column_major(input), _column_major(mat2))
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -120,13 +120,13 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
     values = values * alpha if alpha != 1 else values
     values += input._data if beta == 1 else beta * input._data
     out = _wrap(values)
-    if records(input, mat1, mat2):
+    if compute_requires_grad(input, mat1, mat2):
         node = AddmmBackward0(input, mat1, mat2)
         node.save_for_backward(mat1 if node.needs_input_grad(2) else None,
                                mat2 if node.needs_input_grad(1) else None)
         node.self_shape, node.alpha, node.beta = input._data.shape, alpha, beta
         node.column_major = (_column_major(mat1), _column_major(mat2))
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -148,10 +148,10 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
             f"size mismatch, got input ({input._data.shape[0]}), mat ({_shape_text(input._data.shape)}), vec ({vec._data.shape[0]})"
         )
     out = _wrap(input._data @ vec._data)
-    if records(input, vec):
+    if compute_requires_grad(input, vec):
         node = MvBackward0(input, vec)
         node.save_for_backward(input, vec)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -177,10 +177,10 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
             f"elements, but got {n} and {m} elements respectively"
         )
     out = _wrap(np.asarray(input._data @ other._data))
-    if records(input, other):
+    if compute_requires_grad(input, other):
         node = DotBackward0(input, other)
         node.save_for_backward(input, other)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -236,8 +236,8 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
             "(the last dim of the first must equal the second-to-last of the second, and the batch dims must broadcast)"
         ) from None
     out = _wrap(values)
-    if records(input, other):
+    if compute_requires_grad(input, other):
         node = MatmulBackward0(input, other)
         node.save_for_backward(input, other)
-        attach(out, node)
+        set_history(out, node)
     return out

@@ -8,7 +8,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, records
+from ._util import set_history, compute_requires_grad
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -53,9 +53,9 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     input_, target_ = (t if t.shape == shape else t.expand(shape) for t in (input, target))
     diff = input_._data - target_._data
     out = _wrap(_reduce(diff * diff, reduction))
-    if records(input, target):
+    if compute_requires_grad(input, target):
         node = MseLossBackward0(input_, target_)
         node.save_for_backward(input_, target_)
         node.reduction = reduction
-        attach(out, node)
+        set_history(out, node)
     return out

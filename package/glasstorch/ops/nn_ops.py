@@ -28,7 +28,7 @@ from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import _GradMode
 from ..autograd.graph import Node
-from ._util import attach, broadcast_error, floating_data, records, reduce_grad_to
+from ._util import set_history, broadcast_error, floating_data, compute_requires_grad, reduce_grad_to
 from .loss import _check_reduction, _reduce
 
 
@@ -127,11 +127,11 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     if bias is not None:
         values += bias._data
     out = _wrap(values.astype(input._data.dtype, copy=False))
-    if records(input, weight, bias):
+    if compute_requires_grad(input, weight, bias):
         node = NativeLayerNormBackward0(input, weight, bias)
         node.save_for_backward(input, weight)
         node.dims, node.eps = dims, eps
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -189,11 +189,11 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if bias is not None:
         values = values + bias._data.reshape(channel_shape)
     out = _wrap(values.astype(input._data.dtype, copy=False))
-    if records(input, weight, bias):
+    if compute_requires_grad(input, weight, bias):
         node = NativeGroupNormBackward0(input, weight, bias)
         node.save_for_backward(input, weight)
         node.grouped_shape, node.channel_shape, node.eps = grouped_shape, channel_shape, eps
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -241,10 +241,10 @@ def embedding_dense_backward(grad: Tensor, indices: Tensor, num_weights: int, pa
     values = np.zeros((num_weights, dim), dtype=grad._data.dtype)
     np.add.at(values, idx[keep], rows[keep])
     out = _wrap(values)
-    if records(grad):
+    if compute_requires_grad(grad):
         node = EmbeddingDenseBackwardBackward0(grad)
         node.indices, node.row_scale = indices, row_scale
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -265,11 +265,11 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
     if idx.size and (idx.min() < 0 or idx.max() >= num_weights):
         raise IndexError("index out of range in self")
     out = _wrap(weight._data[idx])
-    if records(weight):
+    if compute_requires_grad(weight):
         node = EmbeddingBackward0(weight)
         node.indices, node.num_weights = indices, num_weights
         node.padding_idx, node.scale_grad_by_freq = padding_idx, scale_grad_by_freq
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -307,12 +307,12 @@ def _leaky_relu(input: Tensor, negative_slope: float, node_class: type) -> Tenso
     _check_floating(input, "leaky_relu_cpu")
     data = input._data
     out = _wrap(np.where(data > 0, data, data * np.asarray(negative_slope, data.dtype)))
-    if records(input):
+    if compute_requires_grad(input):
         node = node_class(input)
         node.negative_slope = negative_slope
         node.save_for_backward(*((input,) if node_class is LeakyReluBackward0 else ()),
                                output=out if node_class is LeakyReluBackward1 else None)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -385,10 +385,10 @@ def erf(input: Tensor) -> Tensor:
     """The error function, 2/sqrt(pi) times the integral of exp(-t**2) from 0 to x."""
     data = floating_data(input)  # integers become the default float dtype, as in PyTorch
     out = _wrap(_erf_values(data).astype(data.dtype, copy=False))
-    if records(input):
+    if compute_requires_grad(input):
         node = ErfBackward0(input)
         node.save_for_backward(input)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -425,11 +425,11 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     else:
         values = 0.5 * x * (1 + _erf_values(x * _SQRT1_2))
     out = _wrap(values.astype(input._data.dtype, copy=False))
-    if records(input):
+    if compute_requires_grad(input):
         node = GeluBackward0(input)
         node.approximate = approximate
         node.save_for_backward(input)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -483,11 +483,11 @@ def _nll_loss_forward(input: Tensor, target: Tensor, weight: Tensor | None, redu
             with np.errstate(divide="ignore", invalid="ignore"):  # nothing counted: 0/0 = nan, as PyTorch
                 values = values / total_weight
     out = _wrap(np.asarray(values, dtype=data.dtype))
-    if records(input):
+    if compute_requires_grad(input):
         node = node_class(input)
         node.self_shape, node.class_axis, node.reduction = data.shape, class_axis, reduction
         node.safe_target, node.kept, node.target_weights, node.total_weight = safe, kept, target_weights, total_weight
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -711,11 +711,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if weight is not None:
         losses = losses * weight._data.astype(losses.dtype, copy=False)
     out = _wrap(np.asarray(_reduce(losses, reduction), dtype=input._data.dtype))
-    if records(input, target):
+    if compute_requires_grad(input, target):
         node = BinaryCrossEntropyBackward0(input, target)
         node.save_for_backward(input, target, weight)
         node.reduction, node.numel = reduction, input.numel()
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -778,11 +778,11 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if weight is not None:
         losses = losses * weight._data
     out = _wrap(np.asarray(_reduce(losses, reduction)))
-    if records(input, target):
+    if compute_requires_grad(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0(input, target)
         node.save_for_backward(input, target, weight, pos_weight)
         node.reduction, node.numel = reduction, int(losses.size)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 

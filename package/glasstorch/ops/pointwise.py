@@ -13,17 +13,17 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, floating_data, records
+from ._util import set_history, floating_data, compute_requires_grad
 
 
 def _unary(input: Tensor, values: np.ndarray, node_class: type, *, save_input: bool = False,
            save_output: bool = False) -> Tensor:
     """Wrap ``values`` as the output of an elementwise op and record ``node_class`` for it."""
     out = _wrap(values)
-    if records(input):
+    if compute_requires_grad(input):
         node = node_class(input)
         node.save_for_backward(*((input,) if save_input else ()), output=out if save_output else None)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 

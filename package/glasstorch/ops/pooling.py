@@ -46,7 +46,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, records
+from ._util import set_history, compute_requires_grad
 
 
 # --- arguments, read as PyTorch's argument parser reads them ----------------------------------
@@ -368,7 +368,7 @@ def _max_pool_with_indices(dims: int, input: Tensor, kernel_size: Any, stride: A
     windows = _max_pool_windows(input, dims, kernel_size, stride, padding, dilation, ceil_mode)
     values, positions = _max_over_windows(input._data, windows, input.dtype.is_floating_point)
     out, indices = _wrap(values), _wrap(positions.astype(np.int64, copy=False))
-    if records(input):
+    if compute_requires_grad(input):
         node = (MaxPool2DWithIndicesBackward0 if dims == 2 else MaxPool3DWithIndicesBackward0)(input)
         node.save_for_backward(input, indices)
         # what PyTorch shows as grad_fn._saved_kernel_size, ...: the arguments as parsed
@@ -377,7 +377,7 @@ def _max_pool_with_indices(dims: int, input: Tensor, kernel_size: Any, stride: A
         node._saved_padding = _int_tuple(padding, "padding", "", dims)
         node._saved_dilation = _int_tuple(dilation, "dilation", "", dims)
         node._saved_ceil_mode = ceil_mode
-        attach(out, node)
+        set_history(out, node)
     return out, indices
 
 
@@ -471,11 +471,11 @@ def _max_pool_backward(dims: int, grad_output: Tensor, input: Tensor, indices: T
     grad_input = np.zeros(math.prod(shape), dtype=grad.dtype)
     np.add.at(grad_input, flat, values)  # windows may overlap: add, never overwrite
     out = _wrap(grad_input.reshape(shape))
-    if records(grad_output, input):
+    if compute_requires_grad(grad_output, input):
         node = (MaxPool2DWithIndicesBackwardBackward0 if dims == 2 else MaxPool3DWithIndicesBackwardBackward0)(
             grad_output, input)
         node.indices, node.input_shape, node.self_ = positions, shape, input
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -594,7 +594,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     sums = _sum_dim(_sum_dim(padded, windows, 0), windows, 1)
     values = _divide(sums, _divisors(windows, count_include_pad, divisor_override))
     out = _wrap(values.astype(data.dtype, copy=False))
-    if records(input):
+    if compute_requires_grad(input):
         node = AvgPool2DBackward0(input)
         node.save_for_backward(input)
         node._saved_kernel_size = _int_tuple(kernel_size, "kernel_size", "", 2)
@@ -602,7 +602,7 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
         node._saved_padding = _int_tuple(padding, "padding", "", 2)
         node._saved_ceil_mode, node._saved_count_include_pad = ceil_mode, count_include_pad
         node._saved_divisor_override = divisor_override
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -630,10 +630,10 @@ def avg_pool2d_backward(grad_output: Tensor, input: Tensor, kernel_size: Any, st
                zip(windows.in_sizes, windows.kernel, windows.stride, windows.padding, windows.out_sizes)]
     spread = _spread_dim(_spread_dim(grad, windows, 1, lengths[1]), windows, 0, lengths[0])
     out = _wrap(np.ascontiguousarray(windows.crop(spread)).astype(grad_output._data.dtype, copy=False))
-    if records(grad_output, input):
+    if compute_requires_grad(grad_output, input):
         node = AvgPool2DBackwardBackward0(grad_output, input)
         node.arguments, node.self_ = arguments, input
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -680,10 +680,10 @@ def _adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     sums = rows @ data.astype(compute, copy=False) @ cols.T
     values = sums / (row_counts[:, None] * col_counts[None, :]).astype(compute)
     out = _wrap(values.astype(data.dtype, copy=False))
-    if records(input):
+    if compute_requires_grad(input):
         node = AdaptiveAvgPool2DBackward0(input)
         node.save_for_backward(input)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -716,10 +716,10 @@ def _adaptive_avg_pool2d_backward(grad_output: Tensor, input: Tensor) -> Tensor:
     cols, col_counts = _adaptive_windows(shape[-1], grad.shape[-1], compute)
     scaled = grad.astype(compute, copy=False) / (row_counts[:, None] * col_counts[None, :]).astype(compute)
     out = _wrap((rows.T @ scaled @ cols).astype(grad.dtype, copy=False))
-    if records(grad_output, input):
+    if compute_requires_grad(grad_output, input):
         node = AdaptiveAvgPool2DBackwardBackward0(grad_output, input)
         node.output_size, node.self_ = tuple(grad.shape[-2:]), input
-        attach(out, node)
+        set_history(out, node)
     return out
 
 

@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import attach, normalize_dims, records
+from ._util import set_history, normalize_dims, compute_requires_grad
 
 
 def _restore_dims(grad: Tensor, dims: tuple, keepdim: bool) -> Tensor:
@@ -62,11 +62,11 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
     elif data.dtype.kind in "biu":
         data = data.astype(np.int64)  # PyTorch sums integers (and bools) as int64
     out = _wrap(np.asarray(data.sum(axis=dims, keepdims=keepdim)))
-    if records(input):
+    if compute_requires_grad(input):
         node = SumBackward0(input) if full else SumBackward1(input)
         node.self_shape, node.dims, node.keepdim = input._data.shape, dims, keepdim
         node.kept_shape = _reduced_shape(input._data.shape, dims, keepdim=True)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -89,12 +89,12 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     # as PyTorch: a sum that keeps the dims (SumBackward1), then a view without the leading ones.
     # Every broadcast op's backward comes through here, so it skips sum()'s argument checks.
     summed = np.add.reduce(input._data, axis=dims, keepdims=True)  # (ndarray.sum, minus a Python layer)
-    if not records(input):
+    if not compute_requires_grad(input):
         return _wrap(summed.reshape(shape))
     node = SumBackward1(input)
     node.self_shape, node.dims, node.keepdim = have, dims, True
     node.kept_shape = summed.shape
-    out = attach(_wrap(summed), node)
+    out = set_history(_wrap(summed), node)
     return out.reshape(shape) if lead else out
 
 
@@ -126,10 +126,10 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     total = data.sum(axis=dims, keepdims=keepdim, dtype=np.float32 if data.dtype == np.float16 else None)
     with np.errstate(invalid="ignore"):  # the mean of no elements is nan, silently, as in PyTorch
         out = _wrap(np.asarray(total / count, dtype=data.dtype))
-    if records(input):
+    if compute_requires_grad(input):
         node = MeanBackward0(input) if full else MeanBackward1(input)
         node.self_shape, node.dims, node.keepdim, node.count = input._data.shape, dims, keepdim, count
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -208,11 +208,11 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     data = input._data
     if dim is None:
         out = _wrap(np.asarray(data.max() if largest else data.min()))
-        if records(input):
+        if compute_requires_grad(input):
             node = (MaxBackward1 if largest else MinBackward1)(input)
             node.dims, node.keepdim = tuple(range(data.ndim)), False
             node.save_for_backward(input, output=out)
-            attach(out, node)
+            set_history(out, node)
         return out
     (axis,) = normalize_dims(dim, data.ndim)
     indices = np.asarray(data.argmax(axis=axis) if largest else data.argmin(axis=axis))
@@ -222,10 +222,10 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     else:
         indices = np.expand_dims(indices, axis)
     out = _wrap(values)
-    if records(input):
+    if compute_requires_grad(input):
         node = (MaxBackward0 if largest else MinBackward0)(input)
         node.self_shape, node.dim, node.keepdim, node.indices = data.shape, axis, keepdim, indices
-        attach(out, node)
+        set_history(out, node)
     return (return_types_max if largest else return_types_min)(out, _wrap(indices.astype(np.int64)))
 
 
@@ -250,11 +250,11 @@ def _amax_amin(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     reduce = np.max if largest else np.min
     out = _wrap(np.asarray(reduce(input._data, axis=dims, keepdims=keepdim)))
-    if records(input):
+    if compute_requires_grad(input):
         node = (AmaxBackward0 if largest else AminBackward0)(input)
         node.dims, node.keepdim = dims, keepdim
         node.save_for_backward(input, output=out)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -308,11 +308,11 @@ def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
         values = np.var(input._data, axis=dims, ddof=correction, keepdims=keepdim) if count > correction else \
             np.full(_reduced_shape(input._data.shape, dims, keepdim), np.nan, dtype=input._data.dtype)
     out = _wrap(np.asarray(values, dtype=input._data.dtype))
-    if records(input):
+    if compute_requires_grad(input):
         node = VarBackward0(input)
         node.dims, node.keepdim, node.count, node.correction = dims, keepdim, count, correction
         node.save_for_backward(input)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -368,11 +368,11 @@ def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     axis = _softmax_dim(input, dim, "softmax")
     exps = np.exp(_shifted(input, axis, dtype))
     out = _wrap(exps / exps.sum(axis=axis, keepdims=True) if exps.ndim else exps)
-    if records(input):
+    if compute_requires_grad(input):
         node = SoftmaxBackward0(input)
         node.dim = axis
         node.save_for_backward(output=out)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -380,11 +380,11 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     axis = _softmax_dim(input, dim, "log_softmax")
     shifted = _shifted(input, axis, dtype)
     out = _wrap(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)) if shifted.ndim else shifted)
-    if records(input):
+    if compute_requires_grad(input):
         node = LogSoftmaxBackward0(input)
         node.dim = axis
         node.save_for_backward(output=out)
-        attach(out, node)
+        set_history(out, node)
     return out
 
 

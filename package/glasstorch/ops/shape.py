@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ..autograd.graph import Node
-from ._util import attach, normalize_dims, records
+from ._util import set_history, normalize_dims, compute_requires_grad
 
 
 def view_of(input: Tensor, data: np.ndarray) -> Tensor:
@@ -66,15 +66,15 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     values = _reshape_values(input, shape, copy_allowed=True)
     is_view = np.may_share_memory(values, input._data)  # a view, or did numpy have to copy?
     out = view_of(input, values) if is_view else _wrap(values)
-    if records(input):
+    if compute_requires_grad(input):
         self_shape = input._data.shape
         if not is_view:  # PyTorch copies first, then views the copy: UnsafeViewBackward0 <- CloneBackward0
             from .conversion import CloneBackward0
 
-            input = attach(_wrap(input._data), CloneBackward0(input))
+            input = set_history(_wrap(input._data), CloneBackward0(input))
         node = (ViewBackward0 if is_view else UnsafeViewBackward0)(input)
         node.self_shape = self_shape
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -84,10 +84,10 @@ def view(input: Tensor, *shape: Any) -> Tensor:
         raise NotImplementedError("glasstorch does not reinterpret memory as another dtype: use .to(dtype)")
     shape = _sizes(shape)
     out = view_of(input, _reshape_values(input, shape, copy_allowed=False))
-    if records(input):
+    if compute_requires_grad(input):
         node = ViewBackward0(input)
         node.self_shape = input._data.shape
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -130,10 +130,10 @@ def squeeze(input: Tensor, dim: Any = None, *, _node_class: type | None = None) 
         node_class = SqueezeBackward1 if isinstance(dim, (int, np.integer)) else SqueezeBackward2
         dims = tuple(d for d in normalize_dims(dim, len(shape)) if shape and shape[d] == 1)
     out = view_of(input, np.squeeze(input._data, axis=dims) if dims else input._data.view())
-    if records(input):
+    if compute_requires_grad(input):
         node = (_node_class or node_class)(input)
         node.self_shape = shape
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -146,10 +146,10 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     """Insert a dim of size 1 at ``dim``."""
     axis = _normalize_dim(dim, input._data.ndim + 1)
     out = view_of(input, np.expand_dims(input._data, axis))
-    if records(input):
+    if compute_requires_grad(input):
         node = UnsqueezeBackward0(input)
         node.dim = axis
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -162,10 +162,10 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     ndim = input._data.ndim
     d0, d1 = (_normalize_dim(dim0, ndim), _normalize_dim(dim1, ndim)) if ndim else (0, 0)
     out = view_of(input, np.swapaxes(input._data, d0, d1) if ndim else input._data.view())
-    if records(input):
+    if compute_requires_grad(input):
         node = TransposeBackward0(input)
         node.dim0, node.dim1 = d0, d1
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -180,8 +180,8 @@ def t(input: Tensor) -> Tensor:
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     out = view_of(input, input._data.T)
-    if records(input):
-        attach(out, TBackward0(input))
+    if compute_requires_grad(input):
+        set_history(out, TBackward0(input))
     return out
 
 
@@ -202,10 +202,10 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     if len(set(order)) != ndim:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
     out = view_of(input, np.transpose(input._data, order))
-    if records(input):
+    if compute_requires_grad(input):
         node = PermuteBackward0(input)
         node.dims = order
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -249,13 +249,13 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"The expanded size of the tensor ({want}) must match the existing size ({have}) at "
                 f"non-singleton dimension {lead + i}.  Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}"
             )
-    if tuple(target) == shape and not records(input):
+    if tuple(target) == shape and not compute_requires_grad(input):
         return view_of(input, input._data.view())
     out = view_of(input, np.broadcast_to(input._data, tuple(target)))
-    if records(input):
+    if compute_requires_grad(input):
         node = ExpandBackward0(input)
         node.self_shape = shape
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -290,10 +290,10 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             "Sizes of tensors must match except in dimension "
             f"{axis}. Got tensors of shapes {[list(t._data.shape) for t in tensors]}"
         ) from None
-    if records(*tensors):
+    if compute_requires_grad(*tensors):
         node = CatBackward0(*tensors)
         node.dim, node.sizes = axis, [t._data.shape[axis] for t in tensors]
-        attach(out, node)
+        set_history(out, node)
     return out
 
 
@@ -321,8 +321,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 
     axis = _normalize_dim(dim, tensors[0]._data.ndim + 1)
     out = _wrap(np.stack(promoted(*tensors), axis=axis))
-    if records(*tensors):
+    if compute_requires_grad(*tensors):
         node = StackBackward0(*tensors)
         node.dim = axis
-        attach(out, node)
+        set_history(out, node)
     return out

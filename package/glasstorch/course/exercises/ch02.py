@@ -1,4 +1,4 @@
-"""Chapter 02 exercises: when an op records a Node (``records``), collecting the autograd DAG from
+"""Chapter 02 exercises: when an op records a Node (``compute_requires_grad``), collecting the autograd DAG from
 its roots (the walk ``draw_graph`` uses), and recording an op yourself (``add`` with its
 ``AddBackward0``).
 
@@ -38,16 +38,16 @@ def running_example() -> dict:
     return {"w": w, "x": x, "a": a, "b": b, "y": a * b}
 
 
-# -- 02.records -----------------------------------------------------------------------------------
+# -- 02.compute_requires_grad -------------------------------------------------------------------------------
 
 @contextlib.contextmanager
 def _records_everywhere(impl: Callable[..., bool]) -> Iterator[None]:
-    """Put ``impl`` in place of ``records`` in every glasstorch module that imported it."""
-    original = _util.records
+    """Put ``impl`` in place of ``compute_requires_grad`` in every glasstorch module that imported it."""
+    original = _util.compute_requires_grad
     with contextlib.ExitStack() as stack:
         for name, module in list(sys.modules.items()):
-            if name.startswith("glasstorch.") and getattr(module, "records", None) is original:
-                stack.enter_context(replaced(module, "records", impl))
+            if name.startswith("glasstorch.") and getattr(module, "compute_requires_grad", None) is original:
+                stack.enter_context(replaced(module, "compute_requires_grad", impl))
         yield
 
 
@@ -132,11 +132,11 @@ def _records_cases(rng: np.random.Generator) -> list[Case]:
 
 
 exercise(
-    id="02.records",
-    entry="records",
+    id="02.compute_requires_grad",
+    entry="compute_requires_grad",
     title="does this op record a Node?",
     cases=_records_cases,
-    reference=_util.records,
+    reference=_util.compute_requires_grad,
     observe=_observe_records,
     hint="an op records when gradient recording is on (torch.is_grad_enabled()) and at least one "
          "of its inputs requires grad; inputs that are numbers or None never do.",
