@@ -1,4 +1,4 @@
-"""Convolution: ``convolution`` (ops/conv.py), ``conv1d/2d/3d`` (nn/functional_conv.py) and
+"""Convolution: ``convolution`` (ops/conv.py), ``conv1d/2d/3d`` (nn/functional.py) and
 ``Conv1d/2d/3d`` (nn/modules/conv.py).
 
 * gradients by finite differences in float64 over many geometries (1-D/2-D/3-D, stride, padding
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import glasstorch
-from glasstorch.nn import functional_conv as GF
+from glasstorch.nn import functional as GF
 from glasstorch.nn.modules.conv import Conv1d, Conv2d, Conv3d
 from glasstorch.ops.conv import ConvolutionBackward0, convolution
 from glasstorch.testing import gradcheck, gradgradcheck, real_torch

@@ -1,5 +1,5 @@
 """Part III layers and losses: LayerNorm, GroupNorm, Embedding, LeakyReLU, GELU, and L1Loss,
-NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss (ops/nn_ops.py, nn/functional_extra.py and
+NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss (ops/nn_ops.py, nn/functional.py and
 their modules): gradients by finite differences in float64, then numbers, gradients, graphs,
 reprs, warnings and errors against real PyTorch."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import glasstorch
 from glasstorch.autograd import gradcheck, gradgradcheck
-from glasstorch.nn import functional_extra as F
+from glasstorch.nn import functional as F
 from glasstorch.nn.modules.activation import GELU, LeakyReLU
 from glasstorch.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, NLLLoss
 from glasstorch.nn.modules.normalization import GroupNorm, LayerNorm

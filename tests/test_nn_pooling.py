@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import glasstorch
 from glasstorch.autograd import gradcheck, gradgradcheck
-from glasstorch.nn import functional_pooling as F
+from glasstorch.nn import functional as F
 from glasstorch.nn.modules.dropout import Dropout2d
 from glasstorch.nn.modules.pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d, MaxPool3d
 from glasstorch.testing import real_torch

@@ -58,7 +58,7 @@ def detach(input: Tensor) -> Tensor:
 
 
 def broadcast_shapes(*shapes) -> Size:
-    from .nn.functional_extra import _broadcast_shapes
+    from .nn.functional import _broadcast_shapes
 
     return Size(_broadcast_shapes(*shapes))
 

@@ -13,7 +13,7 @@ import numpy as np
 
 import glasstorch
 from glasstorch import _creation, dtypes
-from glasstorch.nn import functional_extra
+from glasstorch.nn import functional
 
 from ..checking import Case, exercise, replaced
 from ..observation import Raised
@@ -212,10 +212,10 @@ def _observe_broadcast(impl: Callable, shape_a: tuple, shape_b: tuple) -> Any:
 
 def _broadcast_inside_loss(impl: Callable, probs: np.ndarray, targets: np.ndarray, weight: np.ndarray) -> Any:
     """F.binary_cross_entropy expands its ``weight`` to the broadcast shape: the learner's."""
-    F = glasstorch.nn.functional
-    with replaced(functional_extra, "_broadcast_shapes", impl):
-        return raised(lambda: F.binary_cross_entropy(glasstorch.from_numpy(probs), glasstorch.from_numpy(targets),
-                                                     weight=glasstorch.from_numpy(weight)))
+    with replaced(functional, "_broadcast_shapes", impl):
+        return raised(lambda: functional.binary_cross_entropy(glasstorch.from_numpy(probs),
+                                                              glasstorch.from_numpy(targets),
+                                                              weight=glasstorch.from_numpy(weight)))
 
 
 def _loss_case(rng: np.random.Generator, weight_shape: tuple, name: str) -> Case:
