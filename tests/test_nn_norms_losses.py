@@ -1,7 +1,8 @@
 """Part III layers and losses: LayerNorm, GroupNorm, Embedding, LeakyReLU, GELU, and L1Loss,
-NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss (ops/nn_ops.py, nn/functional.py and
-their modules): gradients by finite differences in float64, then numbers, gradients, graphs,
-reprs, warnings and errors against real PyTorch."""
+NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss (ops/normalization.py, ops/embedding.py,
+ops/activation.py, ops/loss.py, nn/functional.py and their modules): gradients by finite
+differences in float64, then numbers, gradients, graphs, reprs, warnings and errors against real
+PyTorch."""
 from __future__ import annotations
 
 import math
@@ -21,7 +22,7 @@ from glasstorch.nn.modules.activation import GELU, LeakyReLU
 from glasstorch.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, NLLLoss
 from glasstorch.nn.modules.normalization import GroupNorm, LayerNorm
 from glasstorch.nn.modules.sparse import Embedding
-from glasstorch.ops import nn_ops
+from glasstorch.ops.activation import erf
 from glasstorch.testing import real_torch
 
 TORCH = real_torch()
@@ -177,7 +178,7 @@ def test_second_derivatives_by_finite_differences():
         (lambda x, y: F.binary_cross_entropy_with_logits(x, y, pos_weight=weight[:3]), (f64(2, 3), f64(2, 3, seed=1))),
         (lambda w: F.embedding(long([[0, 2], [2, 3]]), w, padding_idx=3) ** 2, (f64(4, 2),)),
         (lambda x: F.leaky_relu(x, 0.1) ** 2, (f64(2, 3),)),
-        (lambda x: nn_ops.erf(x), (f64(2, 3),)),
+        (lambda x: erf(x), (f64(2, 3),)),
     ]
     for function, inputs in cases:
         assert gradgradcheck(function, inputs)
@@ -186,12 +187,12 @@ def test_second_derivatives_by_finite_differences():
 # --- properties that need no oracle -----------------------------------------------------------
 def test_erf_matches_math_erf_to_double_precision():
     xs = np.concatenate([np.linspace(-7, 7, 20001), [1e-12, -3e-200, 5.9999, 6.2, 30.0]])
-    got = nn_ops.erf(glasstorch.tensor(xs)).numpy()
+    got = erf(glasstorch.tensor(xs)).numpy()
     want = np.array([math.erf(v) for v in xs])
     assert np.max(np.abs(got - want)) < 4e-15
     assert np.all(np.abs(got - want) <= 1e-13 * np.abs(want))  # relative too: tiny x keep their digits
-    assert nn_ops.erf(glasstorch.tensor([0.0])).item() == 0.0
-    assert np.isnan(nn_ops.erf(glasstorch.tensor([float("nan")])).item())
+    assert erf(glasstorch.tensor([0.0])).item() == 0.0
+    assert np.isnan(erf(glasstorch.tensor([float("nan")])).item())
 
 
 def test_nll_loss_weighted_mean_divides_by_the_weights_of_the_targets_kept():

@@ -4,8 +4,8 @@ convolution, pooling, dropout, activations, linear, embedding, normalisation, lo
 A layer (``nn.Linear``) holds parameters and calls its functional twin (``F.linear``) in
 ``forward``; the function holds no state, so you can also call it with tensors of your own. Here
 are PyTorch's Python-level signatures and argument checks; the computing happens in the ops
-(``glasstorch/ops/conv.py``, ``pooling.py``, ``nn_ops.py``, ``loss.py``), each forward beside its
-backward Node.
+(``glasstorch/ops/conv.py``, ``pooling.py``, ``activation.py``, ``embedding.py``,
+``normalization.py``, ``loss.py``), each forward beside its backward Node.
 
 ``conv1d/2d/3d`` are C++ functions in PyTorch (aten/src/ATen/native/Convolution.cpp: ``conv2d``,
 ``conv2d_padding``, ``_convolution_mode``, ``batchify``). Each normalises its arguments and calls
@@ -40,7 +40,10 @@ from .. import ops
 from .._creation import empty, empty_like, from_numpy, zeros
 from .._tensor import Tensor
 from ..autograd.grad_mode import no_grad
-from ..ops import nn_ops
+from ..ops import activation as _activation
+from ..ops import embedding as _embedding
+from ..ops import loss as _loss
+from ..ops import normalization as _normalization
 from ..ops import pooling as _pool
 from ..ops.conv import _SCALAR_NAMES, convolution, pad_for_convolution
 from ..ops.loss import mse_loss  # noqa: F401 - PyTorch's F.mse_loss is the op itself here
@@ -359,12 +362,12 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else ``negative_slope * x``."""
-    return nn_ops.leaky_relu_(input, negative_slope) if inplace else nn_ops.leaky_relu(input, negative_slope)
+    return _activation.leaky_relu_(input, negative_slope) if inplace else _activation.leaky_relu(input, negative_slope)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x) (Phi the standard normal CDF), or its tanh approximation."""
-    return nn_ops.gelu(input, approximate)
+    return _activation.gelu(input, approximate)
 
 
 def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
@@ -415,7 +418,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     if max_norm is not None:
         raise NotImplementedError("glasstorch's embedding supports max_norm=None only (PyTorch renormalises the "
                                   "looked-up rows of weight in place to at most max_norm)")
-    return nn_ops.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    return _embedding.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 # --- normalisation ----------------------------------------------------------------------------
@@ -475,7 +478,7 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     """Normalise over the trailing dims given by ``normalized_shape`` (a tuple, list or Size)."""
     if isinstance(normalized_shape, int):  # the layer accepts an int, the function does not
         raise TypeError("layer_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
-    return nn_ops.layer_norm(input, normalized_shape, weight, bias, eps)
+    return _normalization.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
@@ -484,14 +487,14 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     _verify_batch_size([input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:]))
-    return nn_ops.group_norm(input, num_groups, weight, bias, eps)
+    return _normalization.group_norm(input, num_groups, weight, bias, eps)
 
 
 # --- losses -----------------------------------------------------------------------------------
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
              ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
     """The negative log-likelihood loss of class indices under log-probabilities."""
-    return nn_ops.nll_loss(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
+    return _loss.nll_loss(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index)
 
 
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
@@ -499,7 +502,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """The cross entropy between the softmax of the logits ``input`` and ``target`` (class
     indices, or class probabilities of the input's shape)."""
-    return nn_ops.cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index,
+    return _loss.cross_entropy(input, target, weight, _reduction(size_average, reduce, reduction), ignore_index,
                                 label_smoothing)
 
 
@@ -513,7 +516,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          "is deprecated. Please ensure they have the same size.")
     if weight is not None:
         weight = weight.expand(_broadcast_shapes(target.size(), weight.size()))
-    return nn_ops.binary_cross_entropy(input, target, weight, reduction)
+    return _loss.binary_cross_entropy(input, target, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -523,7 +526,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = _reduction(size_average, reduce, reduction)
     if not target.size() == input.size():
         raise ValueError(f"Target size ({target.size()}) must be the same as input size ({input.size()})")
-    return nn_ops.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _loss.binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -533,4 +536,4 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
         warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
                       "This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", stacklevel=2)
-    return nn_ops.l1_loss(input, target, _reduction(size_average, reduce, reduction), weight)
+    return _loss.l1_loss(input, target, _reduction(size_average, reduce, reduction), weight)

@@ -1,0 +1,163 @@
+"""``layer_norm`` and ``group_norm``, each recorded as PyTorch records it: one fused kernel with one
+backward Node (``NativeLayerNormBackward0``, ``NativeGroupNormBackward0``).
+
+Mirrors aten/src/ATen/native/layer_norm.cpp and group_norm.cpp, and the backward formulas of
+tools/autograd/derivatives.yaml and FunctionsManual.cpp (``layer_norm_backward``).
+
+Each backward is written with tensor ops, so ``create_graph=True`` differentiates it again.
+Simplified: PyTorch's second-order Node has a name of its own (``NativeLayerNormBackwardBackward0``);
+here a double backward goes through the ordinary ops the backward is made of. (``batch_norm`` is
+composed of elementwise ops in ``nn/functional.py``.)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node
+from ._nn_checks import _check_floating, _scalar_name, _work
+from ._util import compute_requires_grad, set_history
+
+
+# --- what both norms share --------------------------------------------------------------------
+def _normalize(x: Tensor, dims: tuple, eps: float) -> tuple:
+    """``((x - mean) * rstd, rstd)`` over ``dims``, with tensor ops: the backward of the norms
+    recomputes them this way so that a double backward also differentiates the statistics."""
+    centred = x - x.mean(dims, keepdim=True)
+    rstd = ((centred * centred).mean(dims, keepdim=True) + eps) ** -0.5
+    return centred * rstd, rstd
+
+
+def _normalize_backward(grad_hat: Tensor, x_hat: Tensor, rstd: Tensor, dims: tuple) -> Tensor:
+    """The gradient through ``x_hat = (x - mean) * rstd``, given ``grad_hat`` = d loss / d x_hat:
+    rstd * (grad_hat - mean(grad_hat) - x_hat * mean(grad_hat * x_hat)), means over ``dims``."""
+    return rstd * (grad_hat - grad_hat.mean(dims, keepdim=True) - x_hat * (grad_hat * x_hat).mean(dims, keepdim=True))
+
+
+def _sum_over(value: Tensor, dims: tuple) -> Tensor:
+    return value.sum(dims) if dims else value
+
+
+# --- layer_norm -------------------------------------------------------------------------------
+class NativeLayerNormBackward0(Node):
+    """out = x_hat * weight + bias, with x_hat = (x - mean) * rstd over the last dims:
+    grad_input through ``_normalize_backward`` with grad_hat = grad * weight,
+    grad_weight = sum of grad * x_hat and grad_bias = sum of grad, over the leading dims."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        input, weight = self.saved_tensors
+        x_hat, rstd = _normalize(input, self.dims, self.eps)
+        leading = tuple(range(input.dim() - len(self.dims)))
+        grad_input = grad_weight = grad_bias = None
+        if self.needs_input_grad(0):
+            grad_hat = grad * weight if weight is not None else grad
+            grad_input = _normalize_backward(grad_hat, x_hat, rstd, self.dims)
+        if self.needs_input_grad(1):
+            grad_weight = _sum_over(grad * x_hat, leading)
+        if self.needs_input_grad(2):
+            grad_bias = _sum_over(grad, leading)
+        return grad_input, grad_weight, grad_bias
+
+
+def _check_layer_norm(input: Tensor, shape: tuple, weight: Tensor | None, bias: Tensor | None) -> None:
+    if not shape:
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {list(shape)}")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and tuple(param.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(param.shape)} and normalized_shape = {list(shape)}")
+    if tuple(input.shape[input.dim() - len(shape):]) != shape or input.dim() < len(shape):
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(str(n) for n in shape)}], but got input of size{list(input.shape)}")
+    _check_floating(input, "LayerNormKernelImpl")
+    for param in (weight, bias):
+        if param is not None and param.dtype is not input.dtype:
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {_scalar_name(input)}")
+
+
+def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dims to mean 0 and variance 1 (the biased
+    variance, as PyTorch), then scale by ``weight`` and shift by ``bias`` elementwise."""
+    shape = tuple(int(n) for n in normalized_shape)
+    _check_layer_norm(input, shape, weight, bias)
+    dims = tuple(range(-len(shape), 0))
+    data = _work(input._data)
+    centred = data - data.mean(axis=dims, keepdims=True)
+    values = centred / np.sqrt((centred * centred).mean(axis=dims, keepdims=True) + eps)
+    if weight is not None:
+        values *= weight._data
+    if bias is not None:
+        values += bias._data
+    out = _wrap(values.astype(input._data.dtype, copy=False))
+    if compute_requires_grad(input, weight, bias):
+        node = NativeLayerNormBackward0(input, weight, bias)
+        node.save_for_backward(input, weight)
+        node.dims, node.eps = dims, eps
+        set_history(out, node)
+    return out
+
+
+# --- group_norm -------------------------------------------------------------------------------
+class NativeGroupNormBackward0(Node):
+    """The input (N, C, *) is viewed as (N, G, C/G * spatial) and each group normalised, then
+    scaled and shifted per channel: the layer-norm backward inside each group, and grad_weight,
+    grad_bias summed over the batch and the spatial dims."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        input, weight = self.saved_tensors
+        grouped_shape, channel_shape = self.grouped_shape, self.channel_shape
+        x_hat_grouped, rstd = _normalize(input.reshape(grouped_shape), (-1,), self.eps)
+        x_hat = x_hat_grouped.reshape(input.shape)
+        not_channel = (0, *range(2, input.dim()))
+        grad_input = grad_weight = grad_bias = None
+        if self.needs_input_grad(0):
+            grad_hat = grad * weight.reshape(channel_shape) if weight is not None else grad
+            grad_input = _normalize_backward(grad_hat.reshape(grouped_shape), x_hat_grouped, rstd, (-1,))
+            grad_input = grad_input.reshape(input.shape)
+        if self.needs_input_grad(1):
+            grad_weight = (grad * x_hat).sum(not_channel)
+        if self.needs_input_grad(2):
+            grad_bias = grad.sum(not_channel)
+        return grad_input, grad_weight, grad_bias
+
+
+def _check_group_norm(input: Tensor, num_groups: int, weight: Tensor | None, bias: Tensor | None) -> None:
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    channels = input.shape[1]
+    if channels % num_groups != 0:
+        raise RuntimeError("Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and (param.dim() != 1 or param.numel() != channels):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(param.shape)} and input of shape {list(input.shape)}")
+    _check_floating(input, "GroupNormKernelImpl")
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    """Split the channels (dim 1) into ``num_groups`` groups and normalise each group of each
+    sample over its channels and spatial positions; then scale and shift per channel."""
+    _check_group_norm(input, num_groups, weight, bias)
+    shape = input._data.shape
+    grouped_shape = (shape[0], num_groups, int(np.prod(shape[1:], dtype=np.int64)) // num_groups)
+    channel_shape = (1, shape[1]) + (1,) * (len(shape) - 2)  # broadcasts a per-channel vector
+    grouped = _work(input._data).reshape(grouped_shape)
+    centred = grouped - grouped.mean(axis=-1, keepdims=True)
+    values = (centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)).reshape(shape)
+    if weight is not None:
+        values = values * weight._data.reshape(channel_shape)
+    if bias is not None:
+        values = values + bias._data.reshape(channel_shape)
+    out = _wrap(values.astype(input._data.dtype, copy=False))
+    if compute_requires_grad(input, weight, bias):
+        node = NativeGroupNormBackward0(input, weight, bias)
+        node.save_for_backward(input, weight)
+        node.grouped_shape, node.channel_shape, node.eps = grouped_shape, channel_shape, eps
+        set_history(out, node)
+    return out
