@@ -1,6 +1,6 @@
 """Every differentiable op of glasstorch, checked against central finite differences in float64.
 
-``glasstorch.testing.gradcheck`` compares the Jacobian autograd computes (one backward per output
+``glasstorch.autograd.gradcheck`` compares the Jacobian autograd computes (one backward per output
 element) with the one finite differences measure, so every expected value here comes from
 evaluating the forward function, never from the backward formula under test. Shapes come from
 hypothesis, including broadcasting for binary ops; values stay away from the points where an op

@@ -20,18 +20,9 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
            "is_grad_enabled", "graph", "Node"]
 
 
-def gradcheck(*args: Any, **kwargs: Any) -> bool:
-    """``torch.autograd.gradcheck``: see ``glasstorch.testing.gradcheck``."""
-    from ..testing.gradcheck import gradcheck as check
-
-    return check(*args, **kwargs)
-
-
-def gradgradcheck(*args: Any, **kwargs: Any) -> bool:
-    """``torch.autograd.gradgradcheck``: see ``glasstorch.testing.gradgradcheck``."""
-    from ..testing.gradcheck import gradgradcheck as check
-
-    return check(*args, **kwargs)
+# as in PyTorch's autograd/__init__.py: the function is bound over the submodule of the same name,
+# so ``autograd.gradcheck`` is the function (glasstorch/autograd/gradcheck.py holds it)
+from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 
 
 def _as_tuple(value: Any) -> tuple:

@@ -1,6 +1,7 @@
-"""Testing helpers: finite-difference gradient checks and comparison with real PyTorch.
+"""Testing helpers: comparison with real PyTorch, and the finite-difference gradient checks
+re-exported from ``glasstorch/autograd/gradcheck.py`` (PyTorch's place for them).
 
-Mirrors ``torch/testing`` and ``torch/autograd/gradcheck.py`` in spirit.
+Mirrors ``torch/testing`` in spirit.
 """
 from __future__ import annotations
 
@@ -18,4 +19,4 @@ def real_torch() -> ModuleType | None:
         return None
 
 
-from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from ..autograd.gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402,F401 - re-exported

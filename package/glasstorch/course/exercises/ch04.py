@@ -22,7 +22,7 @@ from glasstorch import autograd
 from glasstorch._tensor import Tensor
 from glasstorch.autograd import engine
 from glasstorch.autograd.graph import AccumulateGrad, Node, grad_accumulator
-from glasstorch.testing.gradcheck import analytical_jacobian
+from glasstorch.autograd.gradcheck import analytical_jacobian
 from glasstorch.utils import hooks as hooks_module
 
 from ..checking import Case, exercise, replaced

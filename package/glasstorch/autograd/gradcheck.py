@@ -18,12 +18,15 @@ differences are too coarse for the comparison to mean anything.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
-from .. import autograd
-from .._tensor import Tensor, _wrap
+# both used at call time only: _tensor imports autograd, whose __init__ imports this file
+from .. import _tensor, autograd
+
+if TYPE_CHECKING:
+    from .._tensor import Tensor
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
 
@@ -41,7 +44,7 @@ def _check_inputs(inputs: tuple) -> list[int]:
     """The positions of the inputs to differentiate, with PyTorch's errors for unusable ones."""
     positions = []
     for i, value in enumerate(inputs):
-        if not (isinstance(value, Tensor) and value.requires_grad):
+        if not (isinstance(value, _tensor.Tensor) and value.requires_grad):
             continue
         if value.dtype.name != "float64":
             raise ValueError(
@@ -68,7 +71,7 @@ def _check_inputs(inputs: tuple) -> list[int]:
 def _outputs(func: Callable, inputs: tuple) -> tuple[Tensor, ...]:
     outputs = _as_tuple(func(*inputs))
     for i, output in enumerate(outputs):
-        if not isinstance(output, Tensor):
+        if not isinstance(output, _tensor.Tensor):
             raise TypeError(f"gradcheck: output {i} of the function is a {type(output).__name__}, not a Tensor")
     return outputs
 
@@ -109,7 +112,7 @@ def analytical_jacobian(output: Tensor, inputs: tuple, positions: Sequence[int])
     for j in range(output.numel()):
         one_hot = np.zeros(output._data.size, dtype=output._data.dtype)
         one_hot[j] = 1
-        grads = autograd.grad(output, targets, grad_outputs=_wrap(one_hot.reshape(output._data.shape)),
+        grads = autograd.grad(output, targets, grad_outputs=_tensor._wrap(one_hot.reshape(output._data.shape)),
                               retain_graph=True, allow_unused=True)
         for jacobian, target, grad, position in zip(jacobians, targets, grads, positions):
             if grad is None:
@@ -217,7 +220,7 @@ def gradgradcheck(
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            _wrap(rng.standard_normal(o._data.shape)).requires_grad_() for o in outputs if o.requires_grad
+            _tensor._wrap(rng.standard_normal(o._data.shape)).requires_grad_() for o in outputs if o.requires_grad
         )
     grad_outputs = _as_tuple(grad_outputs)
     count = len(inputs)
