@@ -21,6 +21,7 @@ from .dtypes import (bfloat16, bool, double, dtype, float, float16, float32, flo
                      int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
 from .dtypes import promote_types, result_type as _result_type
 from ._tensor_str import get_printoptions, printoptions, set_printoptions
+from ._typename import typename
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                         ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state

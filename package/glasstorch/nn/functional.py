@@ -39,6 +39,7 @@ import numpy as np
 from .. import ops
 from .._creation import empty, empty_like, from_numpy, zeros
 from .._tensor import Tensor
+from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
 from ..ops import activation as _activation
 from ..ops import embedding as _embedding
@@ -279,7 +280,7 @@ def _check_max_pool1d(input: Any, kernel_size: Any, stride: Any, padding: Any, d
     if out <= 0:
         raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{_pool._scalar_type(input)}'")
+        raise NotImplementedError(f"\"max_pool1d_impl\" not implemented for '{scalar_type_name(input.dtype)}'")
 
 
 # --- adaptive average pooling -----------------------------------------------------------------
@@ -348,7 +349,7 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
             raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
         if not input.dtype.is_floating_point:  # PyTorch divides the noise by 1 - p in place
             raise RuntimeError(f"result type Float can't be cast to the desired output type "
-                               f"{_pool._scalar_type(input)}")
+                               f"{scalar_type_name(input.dtype)}")
         shape = (input.shape[0], input.shape[1]) + (1,) * (input.dim() - 2)
         with no_grad():  # PyTorch: noise.bernoulli_(1 - p).div_(1 - p)
             noise = (empty(*shape).uniform_(0.0, 1.0) < 1 - p).to(input.dtype) / (1 - p)

@@ -6,23 +6,18 @@ group_norm,Activation,LossNLL,Loss}.cpp.
 """
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor
+from .._typename import scalar_type_name
 from ..autograd.grad_mode import _GradMode
-
-
-def _scalar_name(value: Any) -> str:
-    """PyTorch's C++ name of a dtype, as its messages print it: Float, Double, Long ..."""
-    return value.dtype.legacy_name.replace("Tensor", "")
 
 
 def _check_floating(input: Tensor, kernel: str) -> None:
     """PyTorch's kernels exist for floating point only; its error names the kernel."""
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{_scalar_name(input)}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(input.dtype)}\'')
 
 
 def _check_not_differentiable(value: Tensor | None, argument: str, function: str) -> None:

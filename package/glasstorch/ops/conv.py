@@ -45,6 +45,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from ._util import set_history, compute_requires_grad
 
@@ -79,11 +80,6 @@ def _expand(value: Any, name: str, dims: int) -> tuple:
 _SCALAR_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
                  "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
                  "uint8": "unsigned char", "bool": "bool"}
-
-
-def _scalar_type(t: Tensor) -> str:
-    """PyTorch's ScalarType name: Float, Double, Long, ..."""
-    return t.dtype.legacy_name.replace("Tensor", "")
 
 
 def _shape_list(shape: Sequence[int]) -> str:
@@ -135,7 +131,7 @@ def _check_backend(input: Tensor, weight: Tensor, geometry: _Geometry) -> None:
     if input.dtype.name == "bool":
         raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
     if weight.dtype is not input.dtype:
-        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(weight)}")
+        raise RuntimeError(f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(weight.dtype)}")
     kernel, dilation = tuple(weight.shape[2:]), geometry.dilation
     if len(kernel) == 1:
         kernel, dilation = (1,) + kernel, (1,) + dilation

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from . import arithmetic, indexing, pointwise
 from ._util import set_history, data_of, compute_requires_grad, reduce_grad_to, shape_of
@@ -49,7 +50,7 @@ def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
 
 
 def _c10_name(np_dtype: np.dtype) -> str:
-    return dtypes.from_numpy_dtype(np.dtype(np_dtype)).legacy_name.replace("Tensor", "")
+    return scalar_type_name(dtypes.from_numpy_dtype(np.dtype(np_dtype)))
 
 
 def apply_inplace(tensor: Tensor, out_of_place: Callable, *args: Any, **kwargs: Any) -> Tensor:
@@ -109,8 +110,8 @@ def _check_castable(tensor: Tensor, other: Any, ufunc: Any) -> None:
         result = dtypes.get_default_dtype()
     if result is not tensor.dtype and result._category > tensor.dtype._category:
         raise RuntimeError(
-            f"result type {result.legacy_name.replace('Tensor', '')} can't be cast to the desired output type "
-            f"{tensor.dtype.legacy_name.replace('Tensor', '')}"
+            f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+            f"{scalar_type_name(tensor.dtype)}"
         )
 
 

@@ -24,7 +24,8 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._nn_checks import _check_floating, _check_not_differentiable, _scalar_name, _work
+from .._typename import scalar_type_name
+from ._nn_checks import _check_floating, _check_not_differentiable, _work
 from ._util import broadcast_error, compute_requires_grad, reduce_grad_to, set_history
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -106,9 +107,9 @@ def _nll_loss_forward(input: Tensor, target: Tensor, weight: Tensor | None, redu
     """The kernel both NLL Nodes share: pick each target's log-probability along ``class_axis``."""
     _check_floating(input, "nll_loss_out_frame")
     if target._data.dtype not in (np.int64, np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_scalar_name(target)}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {scalar_type_name(target.dtype)}")
     if weight is not None and weight.dtype is not input.dtype:
-        raise RuntimeError(f"expected scalar type {_scalar_name(input)} but found {_scalar_name(weight)}")
+        raise RuntimeError(f"expected scalar type {scalar_type_name(input.dtype)} but found {scalar_type_name(weight.dtype)}")
     _check_not_differentiable(weight, "weight", "nll_loss_forward" if node_class is NllLossBackward0 else "nll_loss2d_forward")
     data, classes = input._data, input._data.shape[class_axis]
     t = target._data.astype(np.int64)
@@ -208,7 +209,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, r
     if tuple(input.shape) == tuple(target.shape):  # same shape: class probabilities
         if not target.dtype.is_floating_point:
             raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
-                               f"{_scalar_name(target)}")
+                               f"{scalar_type_name(target.dtype)}")
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probabilities(input, target, weight, reduction, label_smoothing, class_dim)
@@ -345,7 +346,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     _check_reduction(reduction)
     _check_floating(input, "binary_cross_entropy")
     if target.dtype is not input.dtype:
-        raise RuntimeError(f"Found dtype {_scalar_name(target)} but expected {_scalar_name(input)}")
+        raise RuntimeError(f"Found dtype {scalar_type_name(target.dtype)} but expected {scalar_type_name(input.dtype)}")
     _check_not_differentiable(weight, "weight", "binary_cross_entropy")
     x, t = _work(input._data), _work(target._data)
     if not np.all((x >= 0) & (x <= 1)):
@@ -411,8 +412,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     _check_floating(input, "binary_cross_entropy_with_logits")
     if not target.dtype.is_floating_point:
         result = dtypes.result_type(input, target)
-        raise RuntimeError(f"result type {result.legacy_name.replace('Tensor', '')} can't be cast to the desired "
-                           f"output type {_scalar_name(target)}")
+        raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired "
+                           f"output type {scalar_type_name(target.dtype)}")
     _check_not_differentiable(weight, "weight", "binary_cross_entropy_with_logits")
     _check_not_differentiable(pos_weight, "pos_weight", "binary_cross_entropy_with_logits")
     _check_logits_shapes(input, target, weight, pos_weight)

@@ -17,7 +17,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._nn_checks import _check_floating, _scalar_name, _work
+from .._typename import scalar_type_name
+from ._nn_checks import _check_floating, _work
 from ._util import compute_requires_grad, set_history
 
 
@@ -75,7 +76,7 @@ def _check_layer_norm(input: Tensor, shape: tuple, weight: Tensor | None, bias: 
     _check_floating(input, "LayerNormKernelImpl")
     for param in (weight, bias):
         if param is not None and param.dtype is not input.dtype:
-            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {_scalar_name(input)}")
+            raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {scalar_type_name(input.dtype)}")
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,

@@ -45,6 +45,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from ._util import set_history, compute_requires_grad
 
@@ -101,11 +102,6 @@ def _c_div(a: int, b: int) -> int:
 
 def _shape_list(shape: Sequence[int]) -> str:
     return "[" + ", ".join(str(n) for n in shape) + "]"
-
-
-def _scalar_type(t: Tensor) -> str:
-    """PyTorch's ScalarType name: Float, Double, Long, Bool, ..."""
-    return t.dtype.legacy_name.replace("Tensor", "")
 
 
 def _check_dim_size(tensor: np.ndarray, ndim: int, dim: int, size: int) -> None:
@@ -519,7 +515,7 @@ def _avg_pool2d_windows(input: Tensor, kernel_size: Any, stride: Any, padding: A
                       for n, k, p, s in zip(in_sizes, kernel, padding, stride))
     _pool2d_shape_check(input, kernel, stride, padding, (1, 1), out_sizes)
     if not input.dtype.is_floating_point and input.dtype.name != "int64":
-        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{_scalar_type(input)}'")
+        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{scalar_type_name(input.dtype)}'")
     return _Windows(in_sizes, kernel, stride, padding, (1, 1), out_sizes)
 
 
@@ -672,7 +668,7 @@ def _adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
             raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, "
                                f"but input has sizes {_shape_list(shape)} with dimension {i + len(shape)} being empty")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{_scalar_type(input)}'")
+        raise NotImplementedError(f"\"adaptive_avg_pool2d\" not implemented for '{scalar_type_name(input.dtype)}'")
     data = input._data
     compute = _compute_dtype(data)
     rows, row_counts = _adaptive_windows(shape[-2], size[0], compute)

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 from .. import dtypes
 from .._tensor import Tensor
+from .._typename import typename
 
 __all__ = ["Optimizer", "required"]
 
@@ -43,14 +44,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-def _typename(obj: Any) -> str:
-    """``torch.typename``: the legacy type string of a tensor, else the qualified class name."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module, name = type(obj).__module__, type(obj).__qualname__
-    return name if module in ("", "builtins") else f"{module}.{name}"
 
 
 def _get_scalar_dtype() -> dtypes.dtype:
@@ -89,7 +82,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
-                + _typename(params)
+                + typename(params)
             )
         self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
         self.param_groups: list[dict[str, Any]] = []
@@ -160,7 +153,7 @@ class Optimizer:
 
         for param in param_group["params"]:
             if not isinstance(param, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(param))
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + typename(param))
             # a non-leaf gets no .grad from backward (unless it retains it): nothing to step with
             if not self.defaults.get("differentiable", None) and not (param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")

@@ -27,8 +27,9 @@ from itertools import chain, islice
 from typing import Any, TypeVar
 
 from ..._tensor import Tensor
+from ..._typename import typename
 from ..parameter import Parameter
-from .module import Module, _typename
+from .module import Module
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
@@ -603,7 +604,7 @@ class ParameterDict(Module):
         child_lines = []
         for k, p in self.items():
             if isinstance(p, Tensor):
-                child_lines.append(f"  ({k}): " + _tensor_line(p, _typename(p)))
+                child_lines.append(f"  ({k}): " + _tensor_line(p, typename(p)))
             else:
                 child_lines.append(f"  ({k}): Object of type: " + type(p).__name__)
         return "\n".join(child_lines)

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator
 
 from ... import dtypes as _dtypes
 from ..._tensor import Tensor, _check_device, _parse_to
+from ..._typename import typename
 from ...autograd.grad_mode import no_grad
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
@@ -62,15 +63,6 @@ def _addindent(s_: str, numSpaces: int) -> str:  # noqa: N803 - PyTorch's name
     first = s.pop(0)
     s = [(numSpaces * " ") + line if line.strip() else "" for line in s]
     return first + "\n" + "\n".join(s)
-
-
-def _typename(obj: Any) -> str:
-    """``torch.typename``: 'glasstorch.FloatTensor' for a tensor, the qualified class otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    module = type(obj).__module__
-    name = type(obj).__qualname__
-    return name if module in ("builtins", "__main__") else f"{module}.{name}"
 
 
 # --- global hooks: called for every module (for debugging and profiling) ------------------------
@@ -215,7 +207,7 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
@@ -223,7 +215,7 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
         for hook in _global_buffer_registration_hooks.values():
             output = hook(self, name, tensor)
@@ -240,7 +232,7 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
@@ -250,7 +242,7 @@ class Module:
         if param is None:
             self._parameters[name] = None
         elif not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(torch.nn.Parameter or None required)")
         elif param.grad_fn:
             raise ValueError(
@@ -267,9 +259,9 @@ class Module:
     def add_module(self, name: str, module: "Module | None") -> None:
         """Add a child module, reachable as ``self.<name>``."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -657,7 +649,7 @@ class Module:
             self.register_parameter(name, value)
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(torch.nn.Parameter or None expected)")
             self.register_parameter(name, value)
         else:
@@ -673,7 +665,7 @@ class Module:
                 modules[name] = value
             elif modules is not None and name in modules:
                 if value is not None:
-                    raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                    raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                     "(torch.nn.Module or None expected)")
                 for hook in _global_module_registration_hooks.values():
                     output = hook(self, name, value)
@@ -684,7 +676,7 @@ class Module:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, Buffer) or buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
-                        raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                        raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                         "(torch.nn.Buffer, torch.Tensor or None expected)")
                     if isinstance(value, Buffer):
                         persistent = value.persistent
