@@ -188,46 +188,20 @@ class Adam(Optimizer):
         return loss
 
 
-def adam(
-    params: list[Tensor],
-    grads: list[Tensor],
-    exp_avgs: list[Tensor],
-    exp_avg_sqs: list[Tensor],
-    max_exp_avg_sqs: list[Tensor],
-    state_steps: list[Tensor],
-    *,
-    amsgrad: bool,
-    beta1: float,
-    beta2: float,
-    lr: float,
-    weight_decay: float,
-    eps: float,
-    maximize: bool,
-    decoupled_weight_decay: bool = False,
-) -> None:
-    """Functional API that performs the Adam computation (see :class:`Adam`).
+def adam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_avg_sqs: list[Tensor],
+         max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], *, decoupled_weight_decay: bool = False,
+         **hyperparameters: Any) -> None:
+    """Functional API that performs the Adam computation (see :class:`Adam`); the other keyword
+    arguments are ``_single_tensor_adam``'s (``amsgrad``, ``beta1``, ``beta2``, ``lr``,
+    ``weight_decay``, ``eps``, ``maximize``).
 
     PyTorch dispatches here to a for-loop, a foreach or a fused implementation; glasstorch has
     the for-loop one only.
     """
     if not all(isinstance(t, Tensor) for t in state_steps):
         raise RuntimeError("API has changed, `state_steps` argument must contain a list of singleton tensors")
-    _single_tensor_adam(
-        params,
-        grads,
-        exp_avgs,
-        exp_avg_sqs,
-        max_exp_avg_sqs,
-        state_steps,
-        amsgrad=amsgrad,
-        beta1=beta1,
-        beta2=beta2,
-        lr=lr,
-        weight_decay=weight_decay,
-        eps=eps,
-        maximize=maximize,
-        decoupled_weight_decay=decoupled_weight_decay,
-    )
+    _single_tensor_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                        decoupled_weight_decay=decoupled_weight_decay, **hyperparameters)
 
 
 def _single_tensor_adam(

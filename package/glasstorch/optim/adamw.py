@@ -69,36 +69,9 @@ class AdamW(Adam):
             group["decoupled_weight_decay"] = True  # an AdamW is always decoupled, whatever was loaded
 
 
-def adamw(
-    params: list[Tensor],
-    grads: list[Tensor],
-    exp_avgs: list[Tensor],
-    exp_avg_sqs: list[Tensor],
-    max_exp_avg_sqs: list[Tensor],
-    state_steps: list[Tensor],
-    *,
-    amsgrad: bool,
-    beta1: float,
-    beta2: float,
-    lr: float,
-    weight_decay: float,
-    eps: float,
-    maximize: bool,
-) -> None:
-    """Functional API that performs the AdamW computation (see :class:`AdamW`)."""
-    adam(
-        params,
-        grads,
-        exp_avgs,
-        exp_avg_sqs,
-        max_exp_avg_sqs,
-        state_steps,
-        amsgrad=amsgrad,
-        beta1=beta1,
-        beta2=beta2,
-        lr=lr,
-        weight_decay=weight_decay,
-        eps=eps,
-        maximize=maximize,
-        decoupled_weight_decay=True,
-    )
+def adamw(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp_avg_sqs: list[Tensor],
+          max_exp_avg_sqs: list[Tensor], state_steps: list[Tensor], **hyperparameters: Any) -> None:
+    """Functional API that performs the AdamW computation (see :class:`AdamW`): Adam's update with
+    decoupled weight decay; the keyword arguments are ``adam``'s, without ``decoupled_weight_decay``."""
+    adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, decoupled_weight_decay=True,
+         **hyperparameters)

@@ -146,34 +146,16 @@ class SGD(Optimizer):
         return loss
 
 
-def sgd(
-    params: list[Tensor],
-    d_p_list: list[Tensor],
-    momentum_buffer_list: list[Tensor | None],
-    *,
-    weight_decay: float,
-    momentum: float,
-    lr: float,
-    dampening: float,
-    nesterov: bool,
-    maximize: bool,
-) -> None:
-    """Functional API that performs the SGD computation (see :class:`SGD`).
+def sgd(params: list[Tensor], d_p_list: list[Tensor], momentum_buffer_list: list[Tensor | None],
+        **hyperparameters: Any) -> None:
+    """Functional API that performs the SGD computation (see :class:`SGD`); the keyword arguments
+    are ``_single_tensor_sgd``'s (``weight_decay``, ``momentum``, ``lr``, ``dampening``,
+    ``nesterov``, ``maximize``).
 
     PyTorch dispatches here to a for-loop, a foreach or a fused implementation; glasstorch has
     the for-loop one only.
     """
-    _single_tensor_sgd(
-        params,
-        d_p_list,
-        momentum_buffer_list,
-        weight_decay=weight_decay,
-        momentum=momentum,
-        lr=lr,
-        dampening=dampening,
-        nesterov=nesterov,
-        maximize=maximize,
-    )
+    _single_tensor_sgd(params, d_p_list, momentum_buffer_list, **hyperparameters)
 
 
 def _single_tensor_sgd(
