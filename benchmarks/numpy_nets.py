@@ -1,11 +1,13 @@
 """Hand-written numpy training steps: the practical limit for a numpy framework.
 
 Forward and backward are written out by hand, with no framework: what glasstorch's layers and
-autograd engine are measured against. Both nets use SGD with momentum, as the framework versions do.
+autograd engine are measured against. Both nets use SGD with momentum, as the framework versions do,
+and update the ``params`` dict they are given in place.
 
 * ``mlp_step``: 784-256-128-10, ReLU, cross-entropy.
 * ``cnn_step``: the seeds' MNIST ``Net`` (conv 1->10 5x5, max-pool 2, ReLU, conv 10->20 5x5, Dropout2d,
-  max-pool 2, ReLU, Linear 320->50, ReLU, dropout, Linear 50->10, log_softmax, NLL loss).
+  max-pool 2, ReLU, Linear 320->50, ReLU, dropout, Linear 50->10, log_softmax, NLL loss); with
+  ``dropout=False``, the same Net without its two dropouts.
 """
 from __future__ import annotations
 
@@ -40,7 +42,6 @@ def softmax_cross_entropy_grad(logits: np.ndarray, labels: np.ndarray) -> np.nda
 
 
 def mlp_step(params: dict, x: np.ndarray, labels: np.ndarray) -> Callable[[], None]:
-    params = {k: v.copy() for k, v in params.items()}
     optimizer = Momentum(params)
 
     def run() -> None:
@@ -101,8 +102,8 @@ def maxpool2_backward(grad: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return (mask * grad[:, :, :, None, :, None]).reshape(n, c, h2 * 2, w2 * 2)
 
 
-def cnn_step(params: dict, x: np.ndarray, labels: np.ndarray, seed: int = 0) -> Callable[[], None]:
-    params = {k: v.copy() for k, v in params.items()}
+def cnn_step(params: dict, x: np.ndarray, labels: np.ndarray, seed: int = 0,
+             dropout: bool = True) -> Callable[[], None]:
     optimizer = Momentum(params)
     rng = np.random.default_rng(seed)
 
@@ -112,20 +113,27 @@ def cnn_step(params: dict, x: np.ndarray, labels: np.ndarray, seed: int = 0) -> 
         m1, mask1 = maxpool2_forward(c1)
         a1 = np.maximum(m1, 0)
         c2, win2 = conv_forward(a1, p["conv2.weight"], p["conv2.bias"])
-        keep2 = (rng.random(c2.shape[:2], dtype=np.float32) >= 0.5).astype(np.float32)[:, :, None, None] * 2
-        d2 = c2 * keep2
-        m2, mask2 = maxpool2_forward(d2)
+        if dropout:  # Dropout2d: whole channels kept (and doubled) or zeroed
+            keep2 = (rng.random(c2.shape[:2], dtype=np.float32) >= 0.5).astype(np.float32)[:, :, None, None] * 2
+            c2 = c2 * keep2
+        m2, mask2 = maxpool2_forward(c2)
         a2 = np.maximum(m2, 0)
         flat = a2.reshape(len(x), -1)
         z3 = flat @ p["fc1.weight"].T + p["fc1.bias"]
-        keep3 = (rng.random(z3.shape, dtype=np.float32) >= 0.5).astype(np.float32) * 2
-        h3 = np.maximum(z3, 0) * keep3
+        h3 = np.maximum(z3, 0)
+        if dropout:
+            keep3 = (rng.random(z3.shape, dtype=np.float32) >= 0.5).astype(np.float32) * 2
+            h3 = h3 * keep3
         g = softmax_cross_entropy_grad(h3 @ p["fc2.weight"].T + p["fc2.bias"], labels)
         grads = {"fc2.weight": g.T @ h3, "fc2.bias": g.sum(0)}
-        g = (g @ p["fc2.weight"]) * keep3 * (z3 > 0)
+        g = (g @ p["fc2.weight"]) * (z3 > 0)
+        if dropout:
+            g = g * keep3
         grads.update({"fc1.weight": g.T @ flat, "fc1.bias": g.sum(0)})
         g = (g @ p["fc1.weight"]).reshape(a2.shape) * (m2 > 0)
-        g = maxpool2_backward(g, mask2) * keep2
+        g = maxpool2_backward(g, mask2)
+        if dropout:
+            g = g * keep2
         g, grads["conv2.weight"], grads["conv2.bias"] = conv_backward(g, a1.shape, win2, p["conv2.weight"])
         g = maxpool2_backward(g * (m1 > 0), mask1)
         _, grads["conv1.weight"], grads["conv1.bias"] = conv_backward(g, x.shape, win1, p["conv1.weight"], need_input=False)

@@ -46,3 +46,9 @@ def test_gradients_accumulate_across_backward_calls() -> None:
     (a * 2.0).backward()
     (a * 5.0).backward()
     assert a.grad.tolist() == [7.0]
+
+
+def test_a_sum_sends_its_gradient_to_every_element() -> None:
+    x = floor.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (x * x).sum().backward()
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
