@@ -8,6 +8,7 @@ from, into zeros of the input's shape (``_put_back``), adding where an index rep
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -109,15 +110,45 @@ def _is_scalar_index(k: Any) -> bool:
 
 
 def _as_numpy_key(key: Any) -> Any:
-    """Tensors inside a key become numpy arrays (0-d integer tensors become ints)."""
+    """Tensors inside a key become numpy arrays (0-d integer tensors become ints); lists, nested
+    lists and ``range`` objects become integer (or bool) arrays, as ``torch.tensor(seq)`` would."""
+    if isinstance(key, list) and _sequence_as_tuple(key):
+        warnings.warn(SEQUENCE_AS_TUPLE_WARNING, UserWarning, stacklevel=3)
+        key = tuple(key)
     if isinstance(key, tuple):
         return tuple(_as_numpy_key(k) for k in key)
     if isinstance(key, Tensor):
         if key._data.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return int(key._data) if _is_scalar_index(key) else key._data
-    if isinstance(key, list):
-        return np.asarray([k.item() if isinstance(k, Tensor) else k for k in key])
+    if isinstance(key, (list, range)):
+        values = np.asarray(_unwrap(key))
+        if values.dtype.kind not in "biu":  # [] is an empty index; floats are refused below
+            values = values.astype(np.int64) if values.size == 0 else values
+        return values
+    return key
+
+
+SEQUENCE_AS_TUPLE_WARNING = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch 2.9; "
+    "use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+    "x[torch.tensor(seq)], which will result either in an error or a different result"
+)
+
+
+def _sequence_as_tuple(key: list) -> bool:
+    """NumPy's old rule, kept by PyTorch (``treatSequenceAsTuple``): a short list holding a
+    tensor, a sequence, a slice, ``...`` or None is read as a tuple, ``x[[0, 1], [2, 3]]``-style."""
+    return len(key) < 32 and any(
+        isinstance(k, (Tensor, list, tuple, range, slice)) or k is None or k is Ellipsis for k in key)
+
+
+def _unwrap(key: Any) -> Any:
+    """Nested lists may hold tensors: their values."""
+    if isinstance(key, Tensor):
+        return key._data
+    if isinstance(key, (list, tuple, range)):
+        return [_unwrap(k) for k in key]
     return key
 
 
@@ -189,7 +220,7 @@ def _basic_index(input: Tensor, items: tuple, alias: bool = True) -> Tensor:
 
 def _check_bounds(input: Tensor, key: Any) -> None:
     items = key if isinstance(key, tuple) else (key,)
-    dim = 0
+    dim = arrays = 0
     for position, item in enumerate(items):
         if item is None:
             continue
@@ -211,6 +242,8 @@ def _check_bounds(input: Tensor, key: Any) -> None:
                 _check_mask(input, item, dim)
                 dim += item.ndim
                 continue
+            _check_index_array(input, item, dim, arrays)
+            arrays += 1
         elif not isinstance(item, (int, np.integer)):
             kind = type(item).__name__ if type(item).__module__ == "builtins" else f"{type(item).__module__}.{type(item).__name__}"
             raise IndexError(
@@ -223,6 +256,17 @@ def _check_bounds(input: Tensor, key: Any) -> None:
                 # a None or ... comes before it
                 raise IndexError(f"index {item} is out of bounds for dimension {position} with size {size}")
         dim += 1
+
+
+def _check_index_array(input: Tensor, index: np.ndarray, dim: int, position: int) -> None:
+    """Every entry of an index array must be in range. PyTorch's message counts the dimension
+    among the key's index tensors (``position``), not among the tensor's dims."""
+    if index.size == 0 or dim >= input._data.ndim:
+        return
+    size = input._data.shape[dim]
+    bad = index[(index < -size) | (index >= size)]
+    if bad.size:
+        raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {position} with size {size}")
 
 
 def _check_mask(input: Tensor, mask: np.ndarray, dim: int) -> None:
@@ -367,5 +411,49 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if compute_requires_grad(input):
         node = MaskedFillBackward0(input)
         node.mask, node.self_shape = mask, input._data.shape
+        set_history(out, node)
+    return out
+
+
+# --- nonzero and masked_select (issue 14) ------------------------------------------------------
+def nonzero(input: Tensor, *, as_tuple: bool = False, out: Any = None) -> Any:
+    """The positions of the non-zero elements: one row of coordinates per element, ``(n, ndim)``;
+    ``as_tuple=True`` gives one 1-D tensor per dim instead, ready to index with (``x[x.nonzero(as_tuple=True)]``)."""
+    data = input._data
+    if as_tuple:
+        return tuple(_wrap(p.astype(np.int64)) for p in np.nonzero(data.reshape(data.shape or (1,))))
+    result = _wrap(np.argwhere(data).astype(np.int64))
+    if out is not None:
+        from ._arguments import write_out
+
+        return write_out(out, result)
+    return result
+
+
+def argwhere(input: Tensor) -> Tensor:
+    return nonzero(input)
+
+
+class MaskedSelectBackward0(Node):
+    """out = self[mask] (broadcast): the gradient goes back to the selected places, zeros elsewhere,
+    then is summed back over the dims the mask broadcast ``self`` along."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        spread = _put_back(grad, self.mask.shape, self.mask, "IndexBackward0")
+        return (reduce_grad_to(spread, self.self_shape),)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The elements where ``mask`` (a bool tensor broadcast with ``input``) is True, as a 1-D tensor."""
+    if mask._data.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    try:
+        values, where = np.broadcast_arrays(input._data, mask._data)
+    except ValueError:
+        raise broadcast_error(mask._data.shape, input._data.shape) from None
+    out = _wrap(values[where])
+    if compute_requires_grad(input):
+        node = MaskedSelectBackward0(input)
+        node.mask, node.self_shape = np.ascontiguousarray(where), input._data.shape
         set_history(out, node)
     return out

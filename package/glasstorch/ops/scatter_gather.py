@@ -1,0 +1,297 @@
+"""Reading and writing along a dim with an index tensor: ``gather``, ``scatter``, ``scatter_add``,
+``index_select``, ``index_add``, ``take_along_dim``.
+
+Mirrors ``aten/src/ATen/native/TensorAdvancedIndexing.cpp``. The ops come in pairs that undo each
+other, and each one's backward is its partner:
+
+    gather(dim, index)        reads  out[i][j] = self[i][index[i][j]]     (dim = 1)
+    scatter_add(dim, index)   adds   out[i][index[i][j]] += src[i][j]
+    index_select(dim, index)  reads  whole slices:  out[:, j] = self[:, index[j]]
+    index_add(dim, index)     adds   whole slices:  out[:, index[j]] += source[:, j]
+
+so the gradient of a gather is a scatter_add of the gradient, and the other way round. An index may
+repeat: reading twice is fine, and the backward then adds (``np.add.at``, never ``a[i] += v``,
+which would count a repeated index once).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _normalize_dim, _wrap
+from ..autograd.graph import Node
+from ._util import compute_requires_grad, set_history
+from .inplace import apply_inplace
+
+
+# --- the index tensor of gather and scatter -------------------------------------------------
+def _positions(index: np.ndarray, dim: int) -> tuple:
+    """For every entry of ``index``, where it points in the indexed tensor: its own position,
+    with its value in place of the coordinate along ``dim``."""
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def _check_index(name: str, input: Tensor, dim: int, index: Tensor, src: Tensor | None = None) -> int:
+    """PyTorch's checks of ``index`` for gather/scatter; returns ``dim`` as a non-negative int."""
+    ndim = input._data.ndim
+    axis = _normalize_dim(dim, ndim)
+    if index._data.dtype.kind not in "iu" or index._data.dtype.itemsize < 4:
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if index._data.ndim != ndim and not (index._data.ndim <= 1 and ndim <= 1):  # 0-d counts as 1-d
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    index_shape, self_shape = index._data.shape, input._data.shape or (1,)
+    for d, size in enumerate(index_shape):
+        too_big_for_self = d != axis and size > self_shape[d]
+        too_big_for_src = src is not None and src._data.ndim and size > src._data.shape[d]
+        if too_big_for_self or too_big_for_src:
+            if src is None:
+                raise RuntimeError(f"Size does not match at dimension {d} expected index {list(index_shape)} to be no "
+                                   f"larger than self {list(self_shape)} apart from dimension {axis}")
+            raise RuntimeError(f"Expected index {list(index_shape)} to be no larger than self {list(self_shape)} apart "
+                               f"from dimension {axis} and to be no larger size than src {list(src._data.shape)}")
+    _check_range(index._data, self_shape[axis], axis)
+    return axis
+
+
+def _check_range(index: np.ndarray, size: int, dim: int) -> None:
+    bad = index[(index < -size) | (index >= size)]
+    if bad.size:
+        raise RuntimeError(f"index {bad.flat[0]} is out of bounds for dimension {dim} with size {size}")
+
+
+def _as_nd(data: np.ndarray) -> np.ndarray:
+    """A 0-d tensor is gathered and scattered as a 1-element vector (as in PyTorch)."""
+    return data.reshape(1) if data.ndim == 0 else data
+
+
+# --- gather ---------------------------------------------------------------------------------
+class GatherBackward0(Node):
+    """out = self.gather(dim, index):  grad_self = zeros.scatter_add(dim, index, grad)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        zeros = _wrap(np.zeros(self.self_shape, grad._data.dtype))
+        return (scatter_add(zeros, self.dim, self.index, grad),)
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Any = None) -> Tensor:
+    """``out[i][j] = input[i][index[i][j]]`` for ``dim=1`` (likewise for other dims): pick one
+    element per position along ``dim``. The result has ``index``'s shape."""
+    axis = _check_index("gather", input, dim, index)
+    values = _as_nd(input._data)[_positions(_as_nd(index._data), axis)].reshape(index._data.shape)
+    result = _wrap(values)
+    if compute_requires_grad(input):
+        node = GatherBackward0(input)
+        node.dim, node.index, node.self_shape = axis, index, input._data.shape
+        set_history(result, node)
+    return result if out is None else _write_out(out, result)
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """``gather`` whose ``indices`` broadcast against ``input`` (numpy's take_along_axis);
+    with no dim, along the flattened tensor."""
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    axis = _normalize_dim(dim, input._data.ndim)
+    self_shape, index_shape = list(input._data.shape), list(indices._data.shape)
+    self_shape[axis] = index_shape[axis] = 1
+    shape = np.broadcast_shapes(tuple(self_shape), tuple(index_shape))
+    input_shape, index_full = list(shape), list(shape)
+    input_shape[axis], index_full[axis] = input._data.shape[axis], indices._data.shape[axis]
+    return gather(input.expand(input_shape), axis, indices.expand(index_full))
+
+
+def _write_out(out: Tensor, result: Tensor) -> Tensor:
+    from ._arguments import write_out
+
+    return write_out(out, result)
+
+
+# --- scatter --------------------------------------------------------------------------------
+class ScatterBackward0(Node):
+    """out = self.scatter(dim, index, src): the overwritten places of self get no gradient;
+    src gets the gradient of the places it was written to: grad.gather(dim, index)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (scatter(grad, self.dim, self.index, 0.0) if self.needs_input_grad(0) else None,
+                gather(grad, self.dim, self.index) if self.needs_input_grad(1) else None)
+
+
+class ScatterBackward1(Node):
+    """out = self.scatter(dim, index, value): the overwritten places get no gradient."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (scatter(grad, self.dim, self.index, 0.0),)
+
+
+class ScatterReduceNotImplemented(Node):
+    """PyTorch records ``NotImplemented`` for ``scatter(..., reduce=)``: no derivative."""
+
+    def name(self) -> str:
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, grad: Tensor) -> tuple:
+        raise RuntimeError("derivative for aten::scatter.reduce is not implemented (use scatter_reduce or scatter_add)")
+
+
+_REDUCE_UFUNCS = {"add": np.add, "multiply": np.multiply}
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None, reduce: str | None = None,
+            out: Any = None) -> Tensor:
+    """A copy of ``input`` with ``out[i][index[i][j]] = src[i][j]`` (``dim=1``), or ``= value`` for
+    a number. With ``reduce='add'``/``'multiply'`` the values are combined instead of written.
+    Where an index repeats without reduce, the last write wins (PyTorch leaves it unspecified)."""
+    if src is None:
+        src = value
+    src_tensor = src if isinstance(src, Tensor) else None
+    axis = _check_index("scatter", input, dim, index, src_tensor)
+    if src_tensor is not None and src_tensor._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    if reduce is not None and reduce not in _REDUCE_UFUNCS:
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    index_data = _as_nd(index._data)
+    where = _positions(index_data, axis)
+    values = _as_nd(input._data).copy()
+    written = _source_values(src, index_data)
+    if reduce is None:
+        values[where] = written
+    else:
+        _REDUCE_UFUNCS[reduce].at(values, where, written)
+    result = _wrap(values.reshape(input._data.shape))
+    if compute_requires_grad(input, src):
+        if reduce is not None:
+            node = ScatterReduceNotImplemented(input, src)
+        else:
+            node = ScatterBackward0(input, src) if src_tensor is not None else ScatterBackward1(input)
+        node.dim, node.index = axis, index
+        set_history(result, node)
+    return result if out is None else _write_out(out, result)
+
+
+def _source_values(src: Any, index: np.ndarray) -> Any:
+    """The part of ``src`` that is written: its leading block of ``index``'s shape."""
+    if not isinstance(src, Tensor):
+        return src.item() if hasattr(src, "item") else src
+    data = _as_nd(src._data)
+    return data[tuple(slice(0, n) for n in index.shape)]
+
+
+def scatter_(tensor: Tensor, dim: int, index: Tensor, src: Any = None, *, value: Any = None,
+             reduce: str | None = None) -> Tensor:
+    return apply_inplace(tensor, scatter, dim, index, src, value=value, reduce=reduce)
+
+
+class ScatterAddBackward0(Node):
+    """out = self.scatter_add(dim, index, src):  grad_self = grad;  grad_src = grad.gather(dim, index)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        grad_src = None
+        if self.needs_input_grad(1):
+            grad_src = gather(grad, self.dim, self.index)
+            if grad_src._data.shape != self.src_shape:  # src larger than index: the unread rest gets 0
+                grad_src = _padded(grad_src, self.src_shape)
+        return (grad if self.needs_input_grad(0) else None, grad_src)
+
+
+def _padded(grad: Tensor, shape: tuple) -> Tensor:
+    from .indexing import _put_back
+
+    key = tuple(slice(0, n) for n in grad._data.shape)
+    return _put_back(grad, shape, key, "SliceBackward0")
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """A copy of ``input`` with ``src[i][j]`` added at ``out[i][index[i][j]]`` (``dim=1``);
+    repeated indices add up."""
+    axis = _check_index("scatter_add", input, dim, index, src)
+    if src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    index_data = _as_nd(index._data)
+    values = _as_nd(input._data).copy()
+    np.add.at(values, _positions(index_data, axis), _source_values(src, index_data))
+    result = _wrap(values.reshape(input._data.shape))
+    if compute_requires_grad(input, src):
+        node = ScatterAddBackward0(input, src)
+        node.dim, node.index, node.src_shape = axis, index, src._data.shape
+        set_history(result, node)
+    return result
+
+
+def scatter_add_(tensor: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return apply_inplace(tensor, scatter_add, dim, index, src)
+
+
+# --- whole slices: index_select and index_add ------------------------------------------------
+def _check_vector_index(name: str, index: Tensor, size: int, axis: int) -> np.ndarray:
+    if index._data.dtype.kind not in "iu" or index._data.dtype.itemsize < 4:
+        raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
+    if index._data.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    _check_range(index._data, size, axis)
+    return index._data.reshape(-1)
+
+
+class IndexSelectBackward0(Node):
+    """out = self.index_select(dim, index):  grad_self = zeros.index_add(dim, index, grad)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        zeros = _wrap(np.zeros(self.self_shape, grad._data.dtype))
+        return (index_add(zeros, self.dim, self.index, grad),)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
+    """The slices ``index`` along ``dim`` (an embedding lookup is ``weight.index_select(0, ids)``)."""
+    axis = _normalize_dim(dim, input._data.ndim) if input._data.ndim else 0
+    positions = _check_vector_index("index_select", index, _as_nd(input._data).shape[axis], axis)
+    result = _wrap(np.take(_as_nd(input._data), positions, axis=axis).reshape(
+        input._data.shape if input._data.ndim == 0 else input._data.shape[:axis] + positions.shape + input._data.shape[axis + 1:]))
+    if compute_requires_grad(input):
+        node = IndexSelectBackward0(input)
+        node.dim, node.index, node.self_shape = axis, index, input._data.shape
+        set_history(result, node)
+    return result if out is None else _write_out(out, result)
+
+
+class IndexAddBackward0(Node):
+    """out = self.index_add(dim, index, source, alpha):  grad_self = grad;
+    grad_source = alpha * grad.index_select(dim, index)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        grad_source = None
+        if self.needs_input_grad(1):
+            grad_source = index_select(grad, self.dim, self.index).reshape(self.source_shape)
+            grad_source = grad_source if self.alpha == 1 else grad_source * self.alpha
+        return (grad if self.needs_input_grad(0) else None, grad_source)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """A copy of ``input`` with ``alpha * source[:, j]`` added to slice ``index[j]`` (``dim=1``);
+    repeated indices add up."""
+    axis = _normalize_dim(dim, input._data.ndim) if input._data.ndim else 0
+    data = _as_nd(input._data)
+    positions = _check_vector_index("index_add", index, data.shape[axis], axis)
+    source_data = _as_nd(source._data)
+    if positions.shape[0] != source_data.shape[axis]:
+        raise RuntimeError(f"index_add_(): Number of indices ({positions.shape[0]}) should be equal to "
+                           f"source.size(dim): ({source_data.shape[axis]}), for dim: {axis}")
+    values = data.copy()
+    key = (slice(None),) * axis + (positions,)
+    added = source_data if alpha == 1 else source_data * alpha
+    try:
+        np.add.at(values, key, added.astype(values.dtype, copy=False))
+    except ValueError:
+        raise RuntimeError(f"index_add_(): self ({list(data.shape)}) and source ({list(source_data.shape)}) must have "
+                           f"the same size apart from dimension {axis}") from None
+    result = _wrap(values.reshape(input._data.shape))
+    if compute_requires_grad(input, source):
+        node = IndexAddBackward0(input, source)
+        node.dim, node.index, node.alpha, node.source_shape = axis, index, alpha, source._data.shape
+        set_history(result, node)
+    return result
+
+
+def index_add_(tensor: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    return apply_inplace(tensor, index_add, dim, index, source, alpha=alpha)
