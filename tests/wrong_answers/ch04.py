@@ -104,7 +104,7 @@ class HandleIgnoringExtraDict:
 # -- 04.call_tensor_pre_hooks ---------------------------------------------------------------------
 
 def _run_hooks(node, grad):
-    hooks = node._pre_hooks
+    hooks = node._tensor_pre_hooks
     for hook in tuple(hooks.values()) if hooks else ():
         result = hook(grad)
         if result is not None:
@@ -151,7 +151,7 @@ def hook_step_overwrites(node, grad):
 def hook_step_each_hook_sees_the_original(node, grad):
     """Calls every hook with the incoming gradient and keeps the last replacement."""
     result = grad
-    for hook in tuple(node._pre_hooks.values()) if node._pre_hooks else ():
+    for hook in tuple(node._tensor_pre_hooks.values()) if node._tensor_pre_hooks else ():
         replaced = hook(grad)
         if replaced is not None:
             result = replaced
@@ -163,7 +163,7 @@ def hook_step_each_hook_sees_the_original(node, grad):
 
 def hook_step_iterates_the_live_dict(node, grad):
     """Loops over the hooks dict itself: a hook that removes itself breaks the loop."""
-    for hook in (node._pre_hooks or {}).values():
+    for hook in (node._tensor_pre_hooks or {}).values():
         result = hook(grad)
         if result is not None:
             if result.shape != grad.shape:
@@ -177,7 +177,7 @@ def hook_step_iterates_the_live_dict(node, grad):
 
 def hook_step_without_shape_check(node, grad):
     """Accepts whatever a hook returns."""
-    for hook in tuple(node._pre_hooks.values()) if node._pre_hooks else ():
+    for hook in tuple(node._tensor_pre_hooks.values()) if node._tensor_pre_hooks else ():
         result = hook(grad)
         if result is not None:
             grad = result
@@ -244,8 +244,8 @@ def grad_in_capture_order(outputs, inputs, grad_outputs=None, retain_graph=None,
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     roots, grads = _roots(outputs, grad_outputs)
     targets = _targets(inputs)
-    captured = execute(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
-                       create_graph=create_graph, capture=targets, accumulate=False)
+    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
+                       create_graph=create_graph, inputs=targets)
     return tuple(captured.values())
 
 
@@ -255,8 +255,8 @@ def grad_ignoring_allow_unused(outputs, inputs, grad_outputs=None, retain_graph=
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     roots, grads = _roots(outputs, grad_outputs)
     targets = _targets(inputs)
-    captured = execute(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
-                       create_graph=create_graph, capture=targets, accumulate=False)
+    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
+                       create_graph=create_graph, inputs=targets)
     return tuple(captured.get(node) for node in targets)
 
 
@@ -266,8 +266,8 @@ def grad_never_retains(outputs, inputs, grad_outputs=None, retain_graph=None, cr
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     roots, grads = _roots(outputs, grad_outputs)
     targets = _targets(inputs)
-    captured = execute(roots, grads, retain_graph=bool(retain_graph), create_graph=create_graph,
-                       capture=targets, accumulate=False)
+    captured = execute(roots, grads, keep_graph=bool(retain_graph), create_graph=create_graph,
+                       inputs=targets)
     result = []
     for index, node in enumerate(targets):
         if node not in captured and not allow_unused:
@@ -289,8 +289,8 @@ def grad_ones_for_any_output(outputs, inputs, grad_outputs=None, retain_graph=No
         roots.append(node)
     grads = [torch.ones_like(out) if g is None else g for out, g in zip(outputs, given)]
     targets = _targets(inputs)
-    captured = execute(roots, grads, retain_graph=create_graph if retain_graph is None else retain_graph,
-                       create_graph=create_graph, capture=targets, accumulate=False)
+    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
+                       create_graph=create_graph, inputs=targets)
     result = []
     for index, node in enumerate(targets):
         if node not in captured and not allow_unused:

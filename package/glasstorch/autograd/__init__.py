@@ -31,8 +31,8 @@ def _as_tuple(value: Any) -> tuple:
     return (value,) if isinstance(value, _tensor_module.Tensor) else tuple(value)
 
 
-def _root_grads(outputs: tuple, grad_outputs: tuple) -> list:
-    """The gradient each output starts with: given (copied, so ``.grad`` never shares memory with
+def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
+    """The gradient each output starts with (PyTorch's ``_make_grads``): given (copied, so ``.grad`` never shares memory with
     the caller's tensor), or 1 for a one-element output."""
     _wrap = _tensor_module._wrap
 
@@ -87,17 +87,16 @@ def backward(
     """Accumulate the gradients of ``tensors`` into the ``.grad`` of the leaves (or of ``inputs``)."""
     outputs = _as_tuple(tensors)
     roots = _root_nodes(outputs)  # first, as PyTorch: an output that needs no grad is the error to report
-    grads = _root_grads(outputs, _as_tuple(grad_tensors if grad_tensors is not None else grad_variables))
+    grads = _make_grads(outputs, _as_tuple(grad_tensors if grad_tensors is not None else grad_variables))
     if retain_graph is None:
         retain_graph = create_graph
     input_tensors = _as_tuple(inputs)
     if not input_tensors:
-        execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph)
+        execute(roots, grads, keep_graph=retain_graph, create_graph=create_graph)
         return
     # backward(inputs=...): accumulate only into these tensors, leaves or not
     targets = [_input_node(t) for t in input_tensors]
-    captured = execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
-                       capture=targets, accumulate=False)
+    captured = execute(roots, grads, keep_graph=retain_graph, create_graph=create_graph, inputs=targets)
     for tensor, node in zip(input_tensors, targets):
         if node in captured:
             _accumulate_into(tensor, captured[node], create_graph)
@@ -127,12 +126,11 @@ def grad(
     if allow_unused is None:
         allow_unused = materialize_grads
     roots = _root_nodes(outputs)
-    grads = _root_grads(outputs, _as_tuple(grad_outputs))
+    grads = _make_grads(outputs, _as_tuple(grad_outputs))
     if retain_graph is None:
         retain_graph = create_graph
     targets = [_input_node(t) for t in input_tensors]
-    captured = execute(roots, grads, retain_graph=retain_graph, create_graph=create_graph,
-                       capture=targets, accumulate=False)
+    captured = execute(roots, grads, keep_graph=retain_graph, create_graph=create_graph, inputs=targets)
     result = []
     for index, (tensor, node) in enumerate(zip(input_tensors, targets)):
         found = captured.get(node)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from .grad_mode import _GradMode
 from .. import _tensor as _tensor_module  # a cycle (Tensors point to Nodes, Nodes make Tensors): use it at call time only
 
 if TYPE_CHECKING:
@@ -36,27 +37,35 @@ SECOND_BACKWARD_MESSAGE = (
 
 
 class SavedTensor:
-    """A tensor a Node keeps for its backward (PyTorch: ``SavedVariable``).
+    """A tensor a Node keeps for its backward (PyTorch: ``SavedVariable``; from Python,
+    ``grad_fn._raw_saved_self``).
 
     It remembers the tensor's version when it was saved, so an in-place change made later is
     caught when backward unpacks it. A Node that saves its own *output* keeps only the output's
     data, not the output tensor: the output points at the Node through ``grad_fn``, and a pointer
     back would make a reference cycle that only Python's slow garbage collector could free.
+    A Python number is kept as it is (PyTorch wraps it in a 0-d tensor first).
     """
 
     __slots__ = ("tensor", "data", "requires_grad", "version_counter", "saved_version", "is_output")
 
-    def __init__(self, tensor: "Tensor", is_output: bool = False) -> None:
+    def __init__(self, value: Any, is_output: bool = False) -> None:
         self.is_output = is_output
-        self.tensor = None if is_output else tensor
-        self.data = tensor._data
+        if not isinstance(value, _tensor_module.Tensor):
+            self.tensor, self.data, self.version_counter = None, value, None
+            return
+        self.tensor = None if is_output else value
+        self.data = value._data
         # An output is saved by the Node that computes it, before that Node is attached to it: it
         # will require grad, so that its unpacked copy links back to the Node (double backward).
-        self.requires_grad = True if is_output else tensor._requires_grad
-        self.version_counter = tensor._version_counter
-        self.saved_version = tensor._version_counter[0]
+        self.requires_grad = True if is_output else value._requires_grad
+        self.version_counter = value._version_counter
+        self.saved_version = value._version_counter[0]
 
-    def unpack(self, node: "Node") -> "Tensor":
+    def unpack(self, node: "Node") -> Any:
+        """The saved tensor, checked: not freed by an earlier backward, not modified in place."""
+        if self.version_counter is None:
+            return self.data  # a number
         if self.data is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if self.version_counter[0] != self.saved_version:
@@ -64,6 +73,11 @@ class SavedTensor:
         if not self.is_output:
             return self.tensor
         return _tensor_module._wrap_output(self.data, node if self.requires_grad else None, self.version_counter)
+
+    def release(self) -> None:
+        """Drop the tensor (after backward, unless retain_graph): unpack() now raises."""
+        if self.version_counter is not None:
+            self.tensor = self.data = None
 
     def _modified_message(self, node: "Node") -> str:
         from ..dtypes import from_numpy_dtype
@@ -81,23 +95,46 @@ class SavedTensor:
         )
 
 
-
 class Node:
     """A backward function: the ``grad_fn`` of a tensor computed by an operation.
 
-    Subclasses are named as PyTorch names them (``MulBackward0``) and implement
-    ``backward(grad) -> tuple`` with one gradient (or None) per input edge.
+    Subclasses are named as PyTorch names them (``MulBackward0``), implement
+    ``backward(grad) -> tuple`` with one gradient (or None) per input edge, and declare what they
+    save as class attributes, named as PyTorch's generated ``Functions.h`` names them: a name that
+    ends in ``_`` holds a ``SavedTensor`` (``self_``, ``other_``, ``result_``), any other a plain
+    value (``alpha``, ``dim``, ``self_sym_sizes``). Python sees each as ``_saved_<name>``
+    (``grad_fn._saved_self``, ``grad_fn._saved_alpha``), as in PyTorch.
     """
 
-    __slots__ = ("_next", "_sequence_nr", "_saved", "_pre_hooks", "_retain_grad_ref", "__weakref__", "__dict__")
+    __slots__ = ("_next", "_sequence_nr", "_input_metadata", "__weakref__", "__dict__")
+
+    # Hooks are rare: class-level None until one is registered (then an OrderedDict {id: fn}).
+    _tensor_pre_hooks: dict | None = None  # the output tensor's hooks (tensor.register_hook)
+    _retain_grad_ref: Any = None  # weakref to the output tensor if it called retain_grad()
+    _pre_hooks: dict | None = None  # the Node's own pre-hooks (grad_fn.register_prehook)
+    _post_hooks: dict | None = None  # the Node's post-hooks (grad_fn.register_hook)
+
+    _saved_fields: tuple = ()  # every saved name this class declares (set by __init_subclass__)
 
     def __init__(self, *inputs: Any) -> None:
         # one edge per input: the producer's Node, a leaf's AccumulateGrad, or None
         self._next = tuple(map(gradient_edge, inputs))
         self._sequence_nr = next(_sequence_numbers)
-        self._saved = ()
-        self._pre_hooks = None  # hooks registered on the output tensor: {id: fn}
-        self._retain_grad_ref = None  # weakref to the output tensor if it called retain_grad()
+        self._input_metadata = None  # the output's (shape, dtype), recorded by set_history
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # the saved state a class declares: its public annotated names, its bases' first
+        declared = []
+        for klass in reversed(cls.__mro__[:cls.__mro__.index(Node)]):
+            declared += [name for name in vars(klass).get("__annotations__", {}) if not name.startswith("_")]
+        cls._saved_fields = tuple(dict.fromkeys(declared))
+        for name in cls._saved_fields:
+            if not hasattr(cls, name):
+                setattr(cls, name, None)  # not saved (yet): reads as None, as in PyTorch
+            public = "_saved_" + name.rstrip("_")
+            if public not in vars(cls):
+                setattr(cls, public, property(_saved_getter(name)))
 
     # --- what a learner inspects -----------------------------------------------------------
     def name(self) -> str:
@@ -111,28 +148,40 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
     def __getattr__(self, name: str) -> Any:
-        # PyTorch exposes what a Node saved as ``_saved_<name>``: grad_fn._saved_self
-        if name.startswith("_saved_") and name[7:] in type(self).saved_names:
-            return self._unpack_one(type(self).saved_names.index(name[7:]))
+        # grad_fn._raw_saved_self: the SavedTensor itself, as PyTorch exposes it
+        if name.startswith("_raw_saved_") and name[11:] + "_" in type(self)._saved_fields:
+            return getattr(self, name[11:] + "_")
+        if name.startswith("_saved_") and name[7:] in type(self).saved_names:  # LEGACY
+            return self.saved_tensors[type(self).saved_names.index(name[7:])]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
 
+    # --- saving tensors for backward -------------------------------------------------------
+    def named_saved_tensors(self) -> list:
+        """``(name, SavedTensor)`` for every tensor this Node saved (for pictures)."""
+        return [(name, getattr(self, name)) for name in type(self)._saved_fields
+                if name.endswith("_") and getattr(self, name) is not None]
+
+    def release_variables(self) -> None:
+        """Free what was saved: called by the engine after backward unless retain_graph=True."""
+        for name in type(self)._saved_fields:
+            saved = getattr(self, name)
+            if type(saved) is SavedTensor:
+                saved.release()  # unpack() now raises the second-backward error
+        for saved in self._saved or ():  # LEGACY (until every Node declares its fields)
+            if type(saved) is SavedTensor:
+                saved.release()
+        if self._saved:
+            self._saved = None
+
+    # LEGACY: the tuple API, until every Node declares its fields --------------------------
+    _saved: tuple | None = ()
     saved_names: tuple = ()
 
-    # --- saving tensors for backward -------------------------------------------------------
     def save_for_backward(self, *values: Any, output: "Tensor | None" = None) -> None:
-        """Keep ``values`` for backward: tensors as SavedTensors, anything else as it is.
-        ``output``, when given, is saved last, without a reference back to the tensor."""
-        Tensor = _tensor_module.Tensor
-        saved = [SavedTensor(v) if isinstance(v, Tensor) else v for v in values]
+        saved = [SavedTensor(v) if isinstance(v, _tensor_module.Tensor) else v for v in values]
         if output is not None:
             saved.append(SavedTensor(output, is_output=True))
         self._saved = tuple(saved)
-
-    def _unpack_one(self, i: int) -> Any:
-        if self._saved is None:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        value = self._saved[i]
-        return value.unpack(self) if isinstance(value, SavedTensor) else value
 
     @property
     def saved_tensors(self) -> tuple:
@@ -140,19 +189,12 @@ class Node:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         return tuple([v.unpack(self) if type(v) is SavedTensor else v for v in self._saved])
 
-    def release_variables(self) -> None:
-        """Free what was saved: called by the engine after backward unless retain_graph=True."""
-        if self._saved:
-            for value in self._saved:
-                if type(value) is SavedTensor:
-                    value.tensor = value.data = None  # unpack() now raises the second-backward error
-            self._saved = None
-
     # --- the backward computation ----------------------------------------------------------
     def backward(self, grad: "Tensor") -> tuple:
         raise NotImplementedError(f"{self.name()} does not implement backward")
 
     def needs_input_grad(self, i: int) -> bool:
+        """Does edge ``i`` lead anywhere? (PyTorch: ``should_compute_output(i)``.)"""
         return self._next[i] is not None
 
     def __call__(self, grad: "Tensor") -> tuple:
@@ -163,37 +205,40 @@ class Node:
     def _register_tensor_prehook(self, fn: Callable) -> Any:
         """A hook of the output *tensor* (``tensor.register_hook``): called with its gradient
         before ``backward`` runs; a returned tensor replaces the gradient."""
-        from ..utils.hooks import RemovableHandle
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = OrderedDict()  # weak-referenceable, unlike a plain dict
+        return _add_hook(self._tensor_pre_hooks, fn)
 
+    def register_prehook(self, fn: Callable) -> Any:
+        """PyTorch's Node pre-hook: ``fn(grad_outputs)`` gets a tuple of gradients (here: one)
+        and may return a replacement tuple. It runs after the tensor's hooks."""
         if self._pre_hooks is None:
-            self._pre_hooks = OrderedDict()  # weak-referenceable, unlike a plain dict
-        handle = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[handle.id] = fn
-        return handle
-
-    _post_hooks: dict | None = None  # hooks run after backward: {id: fn(grad_inputs, grad_outputs)}
+            self._pre_hooks = OrderedDict()
+        return _add_hook(self._pre_hooks, fn)
 
     def register_hook(self, fn: Callable) -> Any:
         """PyTorch's Node post-hook: ``fn(grad_inputs, grad_outputs)`` after this Node's backward,
         with the gradients it computed for its inputs and the one it received; a returned tuple
         replaces the gradients passed on. (The legacy module backward hook is one of these.)"""
-        from ..utils.hooks import RemovableHandle
-
         if self._post_hooks is None:
             self._post_hooks = OrderedDict()
-        handle = RemovableHandle(self._post_hooks)
-        self._post_hooks[handle.id] = fn
-        return handle
+        return _add_hook(self._post_hooks, fn)
 
-    def register_prehook(self, fn: Callable) -> Any:
-        """PyTorch's Node pre-hook: ``fn(grad_outputs)`` gets a tuple of gradients (here: one)
-        and may return a replacement tuple."""
 
-        def on_tensor_grad(grad: "Tensor") -> "Tensor | None":
-            result = fn((grad,))
-            return None if result is None else result[0]
+def _saved_getter(name: str) -> Callable[[Node], Any]:
+    """How ``_saved_<name>`` reads a declared field: a SavedTensor is unpacked (and checked)."""
+    def get(node: Node) -> Any:
+        value = getattr(node, name)
+        return value.unpack(node) if type(value) is SavedTensor else value
+    return get
 
-        return self._register_tensor_prehook(on_tensor_grad)
+
+def _add_hook(hooks: dict, fn: Callable) -> Any:
+    from ..utils.hooks import RemovableHandle
+
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = fn
+    return handle
 
 
 class AccumulateGrad(Node):
@@ -208,12 +253,14 @@ class AccumulateGrad(Node):
     def __init__(self, variable: "Tensor") -> None:
         self._next = ()
         self._sequence_nr = float("inf")  # PyTorch: UINT64_MAX, the highest priority
-        self._saved = ()
-        self._retain_grad_ref = None
         self.variable = variable
 
     @property
-    def _pre_hooks(self) -> dict | None:
+    def _input_metadata(self) -> tuple:
+        return self.variable._data.shape, self.variable._data.dtype
+
+    @property
+    def _tensor_pre_hooks(self) -> dict | None:
         # A leaf's hooks live on the leaf, which outlives this Node: the engine reads them here.
         return self.variable._backward_hooks
 
@@ -222,9 +269,6 @@ class AccumulateGrad(Node):
 
     def backward(self, grad: "Tensor") -> tuple:
         variable = self.variable
-        if grad._data.dtype != variable._data.dtype:
-            # a float32 leaf used in a float64 product still gets a float32 .grad (as in PyTorch)
-            grad = grad.to(variable.dtype)
         if variable._grad is None:
             variable._grad = grad if grad._requires_grad else _owned(grad, variable)
         elif grad._requires_grad or variable._grad._requires_grad:
@@ -255,6 +299,28 @@ def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     if a.strides == b.strides:  # the common case, answered without a loop
         return True
     return all(n == 1 or x == y for n, x, y in zip(a.shape, a.strides, b.strides))
+
+
+# --- how an operation joins the graph (torch/csrc/autograd/functions/utils.h) ------------------
+
+def compute_requires_grad(*inputs: Any) -> bool:
+    """Should this op record a Node? Only when grad mode is on and some input requires grad."""
+    if not _GradMode.enabled:
+        return False
+    for value in inputs:
+        if getattr(value, "_requires_grad", False):
+            return True
+    return False
+
+
+def set_history(out: "Tensor", node: Node) -> "Tensor":
+    """Make ``node`` the ``grad_fn`` of ``out``: ``out`` is now a non-leaf that requires grad.
+    The Node remembers the shape and dtype of ``out``, which every gradient reaching it must have
+    (PyTorch's ``add_input_metadata``: the engine sums a broadcast gradient back to this shape)."""
+    node._input_metadata = out._data.shape, out._data.dtype
+    out.grad_fn = node
+    out._requires_grad = True
+    return out
 
 
 def gradient_edge(value: Any) -> Node | None:

@@ -9,24 +9,7 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ..autograd.grad_mode import _GradMode
-from ..autograd.graph import Node
-
-
-def compute_requires_grad(*inputs: Any) -> bool:
-    """Should this op record a Node? Only when grad mode is on and some input requires grad."""
-    if not _GradMode.enabled:
-        return False
-    for value in inputs:
-        if getattr(value, "_requires_grad", False):
-            return True
-    return False
-
-
-def set_history(out: Tensor, node: Node) -> Tensor:
-    """Make ``node`` the ``grad_fn`` of ``out``: ``out`` is now a non-leaf that requires grad."""
-    out.grad_fn = node
-    out._requires_grad = True
-    return out
+from ..autograd.graph import Node, compute_requires_grad, set_history  # how an op joins the graph
 
 
 def as_tensor_arg(value: Any, name: str = "input") -> Tensor:

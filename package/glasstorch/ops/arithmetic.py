@@ -1,8 +1,10 @@
 """Arithmetic: ``+ - * / **`` and negation, each forward next to its backward.
 
-Mirrors the formulas of PyTorch's ``tools/autograd/derivatives.yaml``. Inputs broadcast, so each
-backward sums its gradient back to its input's shape (``reduce_grad_to``). A backward is written
-with tensor operations, so with ``create_graph=True`` the backward itself is recorded and can be
+Mirrors the formulas of PyTorch's ``tools/autograd/derivatives.yaml``; each Node declares what it
+saves as PyTorch's generated ``Functions.h`` does (``self_``, ``other_``, ``alpha``). Where inputs
+broadcast, a formula still returns a gradient of the output's shape: the engine sums it back to
+each input's shape (``validate_outputs``), as PyTorch's does. A backward is written with tensor
+operations, so with ``create_graph=True`` the backward itself is recorded and can be
 differentiated again.
 """
 from __future__ import annotations
@@ -12,39 +14,35 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
-from ._util import apply_binary, set_history, grad_times, compute_requires_grad, reduce_grad_to, shape_of
+from ..autograd.graph import Node, SavedTensor
+from ._util import apply_binary, compute_requires_grad, set_history
 
 
 class AddBackward0(Node):
     """out = self + alpha * other:  d/dself = grad,  d/dother = alpha * grad."""
 
+    alpha: Any
+
     def backward(self, grad: Tensor) -> tuple:
-        return (
-            reduce_grad_to(grad, self.self_shape) if self.needs_input_grad(0) else None,
-            reduce_grad_to(_scaled(grad, self.alpha), self.other_shape) if self.needs_input_grad(1) else None,
-        )
+        return grad, grad * self.alpha if self.alpha != 1 else grad
 
 
 class SubBackward0(Node):
     """out = self - alpha * other:  d/dself = grad,  d/dother = -alpha * grad."""
 
+    alpha: Any
+
     def backward(self, grad: Tensor) -> tuple:
-        return (
-            reduce_grad_to(grad, self.self_shape) if self.needs_input_grad(0) else None,
-            reduce_grad_to(_scaled(grad, -self.alpha), self.other_shape) if self.needs_input_grad(1) else None,
-        )
+        return grad, grad * -self.alpha if self.alpha != 1 else -grad
 
 
 class RsubBackward1(Node):
     """out = other - alpha * self, with ``other`` a number:  d/dself = -alpha * grad."""
 
+    alpha: Any
+
     def backward(self, grad: Tensor) -> tuple:
-        return (_scaled(grad, -self.alpha),)
-
-
-def _scaled(grad: Tensor, alpha: Any) -> Tensor:
-    return grad if alpha == 1 else grad_times(grad, alpha)
+        return (grad * -self.alpha if self.alpha != 1 else -grad,)
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -58,7 +56,7 @@ def _plus_or_minus(ufunc: Any, node_class: type, input: Any, other: Any, alpha: 
     out = _wrap(apply_binary(ufunc, input, other_scaled))
     if compute_requires_grad(input, other):
         node = node_class(input, other)
-        node.alpha, node.self_shape, node.other_shape = alpha, shape_of(input), shape_of(other)
+        node.alpha = alpha
         set_history(out, node)
     return out
 
@@ -101,13 +99,13 @@ def _is_bool(value: Any) -> bool:
 class MulBackward0(Node):
     """out = self * other:  d/dself = grad * other,  d/dother = grad * self."""
 
-    saved_names = ("self", "other")
+    self_: SavedTensor
+    other_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        self_, other = self.saved_tensors
         return (
-            reduce_grad_to(grad_times(grad, other), self.self_shape) if self.needs_input_grad(0) else None,
-            reduce_grad_to(grad_times(grad, self_), self.other_shape) if self.needs_input_grad(1) else None,
+            grad * self._saved_other if self.needs_input_grad(0) else None,
+            grad * self._saved_self if self.needs_input_grad(1) else None,
         )
 
 
@@ -115,12 +113,11 @@ def mul(input: Any, other: Any) -> Tensor:
     out = _wrap(apply_binary(np.multiply, input, other))
     if compute_requires_grad(input, other):
         node = MulBackward0(input, other)
-        node.self_shape, node.other_shape = shape_of(input), shape_of(other)
         # each input's gradient needs the *other* input: save only what will be used (as PyTorch)
-        node.save_for_backward(
-            input if node.needs_input_grad(1) else None,
-            other if node.needs_input_grad(0) else None,
-        )
+        if node.needs_input_grad(0):
+            node.other_ = SavedTensor(other)
+        if node.needs_input_grad(1):
+            node.self_ = SavedTensor(input)
         set_history(out, node)
     return out
 
@@ -128,13 +125,14 @@ def mul(input: Any, other: Any) -> Tensor:
 class DivBackward0(Node):
     """out = self / other:  d/dself = grad / other,  d/dother = -grad * self / other**2."""
 
-    saved_names = ("self", "other")
+    self_: SavedTensor
+    other_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        self_, other = self.saved_tensors
+        other = self._saved_other
         return (
-            reduce_grad_to(grad / other, self.self_shape) if self.needs_input_grad(0) else None,
-            reduce_grad_to(-grad * self_ / (other * other), self.other_shape) if self.needs_input_grad(1) else None,
+            grad / other if self.needs_input_grad(0) else None,
+            -grad * self._saved_self / (other * other) if self.needs_input_grad(1) else None,
         )
 
 
@@ -145,8 +143,9 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     out = _wrap(apply_binary(np.true_divide, input, other, floating=True, quiet=True))
     if compute_requires_grad(input, other):
         node = DivBackward0(input, other)
-        node.self_shape, node.other_shape = shape_of(input), shape_of(other)
-        node.save_for_backward(input if node.needs_input_grad(1) else None, other)
+        node.other_ = SavedTensor(other)
+        if node.needs_input_grad(1):
+            node.self_ = SavedTensor(input)
         set_history(out, node)
     return out
 
@@ -169,8 +168,10 @@ def reciprocal(input: Tensor) -> Tensor:
 class ReciprocalBackward0(Node):
     """out = 1 / self:  d/dself = -grad * out**2."""
 
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
+        result = self._saved_result
         return (-grad * result * result,)
 
 
@@ -178,7 +179,7 @@ def _reciprocal(input: Tensor) -> Tensor:
     out = _wrap(apply_binary(np.true_divide, 1.0, input, floating=True, quiet=True))
     if compute_requires_grad(input):
         node = ReciprocalBackward0(input)
-        node.save_for_backward(output=out)
+        node.result_ = SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 
@@ -208,36 +209,45 @@ def neg(input: Tensor) -> Tensor:
 class PowBackward0(Node):
     """out = self ** exponent (a number):  d/dself = grad * exponent * self ** (exponent - 1)."""
 
+    self_: SavedTensor
+    exponent: Any
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
         exponent = self.exponent
         if exponent == 0:
             return (grad * 0,)
-        return (grad * (exponent * self_ ** (exponent - 1)),)
+        return (grad * (exponent * self._saved_self ** (exponent - 1)),)
 
 
 class PowBackward1(Node):
     """out = self ** exponent (both tensors):
     d/dself = grad * exponent * self ** (exponent - 1),  d/dexponent = grad * out * log(self)."""
 
+    self_: SavedTensor
+    exponent_: SavedTensor
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, exponent, result = self.saved_tensors
+        self_, exponent = self._saved_self, self._saved_exponent
         grad_self = grad_exponent = None
         if self.needs_input_grad(0):
-            grad_self = reduce_grad_to(grad * exponent * self_ ** (exponent - 1), shape_of(self_))
+            grad_self = grad * exponent * self_ ** (exponent - 1)
         if self.needs_input_grad(1):
             # PyTorch masks the points where self == 0 and exponent >= 0 (the limit there is 0)
             safe_log = (self_ + (self_ == 0)).log()
-            grad_exponent = reduce_grad_to(grad * result * safe_log, shape_of(exponent))
+            grad_exponent = grad * self._saved_result * safe_log
         return grad_self, grad_exponent
 
 
 class PowBackward2(Node):
-    """out = base ** exponent with ``base`` a number:  d/dexponent = grad * out * log(base)."""
+    """out = self ** exponent with ``self`` a number:  d/dexponent = grad * out * log(self)."""
+
+    self: Any  # the number (PyTorch's name for the base)
+    result_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
-        return (grad * result * float(np.log(self.base)) if self.base > 0 else grad * 0,)
+        base = self._saved_self
+        return (grad * self._saved_result * float(np.log(base)) if base > 0 else grad * 0,)
 
 
 def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
@@ -249,11 +259,11 @@ def pow(input: Any, exponent: Any) -> Tensor:  # noqa: A001 - PyTorch's name
     if compute_requires_grad(input, exponent):
         if isinstance(exponent, Tensor):
             node = PowBackward1(input, exponent)
-            node.save_for_backward(input, exponent, output=out)
+            node.self_, node.exponent_ = SavedTensor(input), SavedTensor(exponent)
+            node.result_ = SavedTensor(out, is_output=True)
         else:
             node = PowBackward0(input)
-            node.exponent = exponent
-            node.save_for_backward(input)
+            node.self_, node.exponent = SavedTensor(input), exponent
         set_history(out, node)
     return out
 
@@ -262,7 +272,6 @@ def _scalar_pow(base: Any, exponent: Tensor) -> Tensor:
     out = _wrap(apply_binary(np.power, float(base) if exponent._data.dtype.kind == "f" else base, exponent, quiet=True))
     if compute_requires_grad(exponent):
         node = PowBackward2(exponent)
-        node.base = base
-        node.save_for_backward(output=out)
+        node.self, node.result_ = base, SavedTensor(out, is_output=True)
         set_history(out, node)
     return out

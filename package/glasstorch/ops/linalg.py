@@ -11,10 +11,12 @@ glasstorch records one ``MatmulBackward0``. For 1-D @ 2-D both unsqueeze, ``mm``
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, compute_requires_grad, reduce_grad_to
 from .shape import SqueezeBackward4, squeeze
 
@@ -36,21 +38,34 @@ def _shape_text(shape: tuple) -> str:
 
 
 class MmBackward0(Node):
-    """out = self @ mat2 (both 2-D)."""
+    """out = self @ mat2 (both 2-D):  d/dself = grad @ mat2.T,  d/dmat2 = self.T @ grad."""
+
+    self_: SavedTensor
+    self_sym_sizes: tuple
+    self_sym_strides: tuple
+    mat2_: SavedTensor
+    mat2_sym_sizes: tuple
+    mat2_sym_strides: tuple
 
     def backward(self, grad: Tensor) -> tuple:
-        self_, mat2 = self.saved_tensors
         return (
-            _mat1_grad(grad, mat2, self.column_major[0]) if self.needs_input_grad(0) else None,
-            _mat2_grad(grad, self_, self.column_major[1]) if self.needs_input_grad(1) else None,
+            _mat1_grad(grad, self._saved_mat2, _column_major(self.self_sym_sizes, self.self_sym_strides))
+            if self.needs_input_grad(0) else None,
+            _mat2_grad(grad, self._saved_self, _column_major(self.mat2_sym_sizes, self.mat2_sym_strides))
+            if self.needs_input_grad(1) else None,
         )
 
 
-def _column_major(matrix: Tensor) -> bool:
-    """Is this matrix stored column by column, as ``weight.t()`` is? (PyTorch's test in
-    ``mm_mat1_backward``: strides (1, rows).)"""
+def _sizes_and_strides(matrix: Tensor) -> tuple:
+    """A matrix's shape and its strides in elements, as PyTorch saves them for mm's backward."""
     data = matrix._data
-    return data.strides == (data.itemsize, data.shape[0] * data.itemsize)
+    return data.shape, tuple(step // data.itemsize for step in data.strides)
+
+
+def _column_major(sizes: tuple, strides: tuple) -> bool:
+    """Was this matrix stored column by column, as ``weight.t()`` is? (PyTorch's test in
+    ``mm_mat1_backward``: strides (1, rows).)"""
+    return strides == (1, sizes[0])
 
 
 # The gradients of a product, each computed so that it comes out laid out as its input was
@@ -79,9 +94,12 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if compute_requires_grad(input, mat2):
         node = MmBackward0(input, mat2)
         # grad_input needs mat2 and grad_mat2 needs input: keep only what will be used
-        node.save_for_backward(input if node.needs_input_grad(1) else None,
-                               mat2 if node.needs_input_grad(0) else None)
-        node.column_major = (_column_major(input), _column_major(mat2))
+        if node.needs_input_grad(1):
+            node.self_ = SavedTensor(input)
+        if node.needs_input_grad(0):
+            node.mat2_ = SavedTensor(mat2)
+        node.self_sym_sizes, node.self_sym_strides = _sizes_and_strides(input)
+        node.mat2_sym_sizes, node.mat2_sym_strides = _sizes_and_strides(mat2)
         set_history(out, node)
     return out
 
@@ -89,17 +107,25 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 class AddmmBackward0(Node):
     """out = beta * self + alpha * (mat1 @ mat2), ``self`` broadcast: what ``nn.Linear`` records."""
 
+    alpha: Any
+    beta: Any
+    mat1_: SavedTensor
+    mat1_sym_sizes: tuple
+    mat1_sym_strides: tuple
+    mat2_: SavedTensor
+    mat2_sym_sizes: tuple
+    mat2_sym_strides: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        mat1, mat2 = self.saved_tensors
         alpha, beta = self.alpha, self.beta
         grad_self = grad_mat1 = grad_mat2 = None
         if self.needs_input_grad(0):
-            grad_self = reduce_grad_to(grad if beta == 1 else grad * beta, self.self_shape)
+            grad_self = grad if beta == 1 else grad * beta
         if self.needs_input_grad(1):
-            grad_mat1 = _mat1_grad(grad, mat2, self.column_major[0])
+            grad_mat1 = _mat1_grad(grad, self._saved_mat2, _column_major(self.mat1_sym_sizes, self.mat1_sym_strides))
             grad_mat1 = grad_mat1 if alpha == 1 else grad_mat1 * alpha
         if self.needs_input_grad(2):
-            grad_mat2 = _mat2_grad(grad, mat1, self.column_major[1])
+            grad_mat2 = _mat2_grad(grad, self._saved_mat1, _column_major(self.mat2_sym_sizes, self.mat2_sym_strides))
             grad_mat2 = grad_mat2 if alpha == 1 else grad_mat2 * alpha
         return grad_self, grad_mat1, grad_mat2
 
@@ -122,10 +148,13 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
     out = _wrap(values)
     if compute_requires_grad(input, mat1, mat2):
         node = AddmmBackward0(input, mat1, mat2)
-        node.save_for_backward(mat1 if node.needs_input_grad(2) else None,
-                               mat2 if node.needs_input_grad(1) else None)
-        node.self_shape, node.alpha, node.beta = input._data.shape, alpha, beta
-        node.column_major = (_column_major(mat1), _column_major(mat2))
+        if node.needs_input_grad(2):
+            node.mat1_ = SavedTensor(mat1)
+        if node.needs_input_grad(1):
+            node.mat2_ = SavedTensor(mat2)
+        node.alpha, node.beta = alpha, beta
+        node.mat1_sym_sizes, node.mat1_sym_strides = _sizes_and_strides(mat1)
+        node.mat2_sym_sizes, node.mat2_sym_strides = _sizes_and_strides(mat2)
         set_history(out, node)
     return out
 
@@ -133,11 +162,13 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
 class MvBackward0(Node):
     """out = self @ vec (matrix times vector)."""
 
+    self_: SavedTensor
+    vec_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, vec = self.saved_tensors
         return (
-            grad.unsqueeze(1) * vec if self.needs_input_grad(0) else None,
-            self_.t().mv(grad) if self.needs_input_grad(1) else None,
+            grad.unsqueeze(1) * self._saved_vec if self.needs_input_grad(0) else None,
+            self._saved_self.t().mv(grad) if self.needs_input_grad(1) else None,
         )
 
 
@@ -150,7 +181,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     out = _wrap(input._data @ vec._data)
     if compute_requires_grad(input, vec):
         node = MvBackward0(input, vec)
-        node.save_for_backward(input, vec)
+        node.self_, node.vec_ = SavedTensor(input), SavedTensor(vec)
         set_history(out, node)
     return out
 
@@ -158,11 +189,13 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 class DotBackward0(Node):
     """out = self . other (two vectors):  grad_self = grad * other,  grad_other = grad * self."""
 
+    self_: SavedTensor
+    tensor_: SavedTensor  # PyTorch's name for the second vector
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, other = self.saved_tensors
         return (
-            grad * other if self.needs_input_grad(0) else None,
-            grad * self_ if self.needs_input_grad(1) else None,
+            grad * self._saved_tensor if self.needs_input_grad(0) else None,
+            grad * self._saved_self if self.needs_input_grad(1) else None,
         )
 
 
@@ -179,7 +212,7 @@ def dot(input: Tensor, other: Tensor) -> Tensor:
     out = _wrap(np.asarray(input._data @ other._data))
     if compute_requires_grad(input, other):
         node = DotBackward0(input, other)
-        node.save_for_backward(input, other)
+        node.self_, node.tensor_ = SavedTensor(input), SavedTensor(other)
         set_history(out, node)
     return out
 
@@ -188,8 +221,11 @@ class MatmulBackward0(Node):
     """Batched out = self @ other, the batch dims broadcast:
     grad_self = grad @ other^T,  grad_other = self^T @ grad, each summed over broadcast batch dims."""
 
+    self_: SavedTensor
+    other_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, other = self.saved_tensors
+        self_, other = self._saved_self, self._saved_other
         a = self_.unsqueeze(0) if self_.ndim == 1 else self_
         b = other.unsqueeze(-1) if other.ndim == 1 else other
         g = grad
@@ -238,6 +274,128 @@ def _batched_matmul(input: Tensor, other: Tensor) -> Tensor:
     out = _wrap(values)
     if compute_requires_grad(input, other):
         node = MatmulBackward0(input, other)
-        node.save_for_backward(input, other)
+        node.self_, node.other_ = SavedTensor(input), SavedTensor(other)
         set_history(out, node)
     return out
+
+
+# --- batched products, outer and cross products (issue 14) --------------------------------------
+def _check_batches(input: Tensor, mat2: Tensor) -> None:
+    for name, t in (("batch1", input), ("batch2", mat2)):
+        if t._data.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    batch, _, inner = input._data.shape
+    if mat2._data.shape[:2] != (batch, inner):
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{batch}, {inner}] but got: "
+                           f"{list(mat2._data.shape[:2])}.")
+    if input._data.dtype != mat2._data.dtype:
+        raise RuntimeError(f"expected scalar type {_c_name(input).title()} but found {_c_name(mat2).title()}")
+
+
+class BmmBackward0(Node):
+    """out[b] = self[b] @ mat2[b]:  grad_self = grad @ mat2^T,  grad_mat2 = self^T @ grad (per batch)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, mat2 = self.saved_tensors
+        return (grad.bmm(mat2.transpose(1, 2)) if self.needs_input_grad(0) else None,
+                self_.transpose(1, 2).bmm(grad) if self.needs_input_grad(1) else None)
+
+
+def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """A batch of matrix products: (b, n, m) @ (b, m, p) -> (b, n, p), no broadcasting."""
+    _check_batches(input, mat2)
+    result = _wrap(np.matmul(input._data, mat2._data))
+    if compute_requires_grad(input, mat2):
+        node = BmmBackward0(input, mat2)
+        node.save_for_backward(input, mat2)
+        set_history(result, node)
+    if out is not None:
+        from ._arguments import write_out
+
+        return write_out(out, result)
+    return result
+
+
+class BaddbmmBackward0(Node):
+    """out = beta * self + alpha * (batch1 @ batch2):  grad_self = beta * grad (summed back to its
+    shape), grad_batch1 = alpha * grad @ batch2^T, grad_batch2 = alpha * batch1^T @ grad."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        batch1, batch2 = self.saved_tensors
+        scaled = grad if self.alpha == 1 else grad * self.alpha
+        return (reduce_grad_to(grad * self.beta, self.self_shape) if self.needs_input_grad(0) else None,
+                scaled.bmm(batch2.transpose(1, 2)) if self.needs_input_grad(1) else None,
+                batch1.transpose(1, 2).bmm(scaled) if self.needs_input_grad(2) else None)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    """``beta * input + alpha * bmm(batch1, batch2)``; ``input`` broadcasts to the product. With
+    ``beta=0`` the input is ignored (its nan and inf do not propagate), as in PyTorch."""
+    product = bmm(batch1.detach(), batch2.detach())._data
+    from .shape import expand
+
+    added = expand(input.detach(), product.shape)._data  # (PyTorch's expand error if it does not fit)
+    values = product * alpha if alpha != 1 else product
+    if beta != 0:
+        values = values + (added if beta == 1 else beta * added)
+    result = _wrap(np.asarray(values, dtype=product.dtype))
+    if compute_requires_grad(input, batch1, batch2):
+        node = BaddbmmBackward0(input, batch1, batch2)
+        node.save_for_backward(batch1, batch2)
+        node.self_shape, node.alpha, node.beta = input._data.shape, alpha, beta
+        set_history(result, node)
+    return result
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """``input[i] * vec2[j]``; recorded as PyTorch computes it: ``input.reshape(-1, 1) * vec2``."""
+    for name, t in (("self", input), ("vec2", vec2)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
+    return input.reshape(-1, 1) * vec2
+
+
+ger = outer
+
+
+class LinalgCrossBackward0(Node):
+    """out = self x other:  grad_self = other x grad,  grad_other = grad x self (then summed over
+    broadcast dims)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, other = self.saved_tensors
+        return (reduce_grad_to(cross(other, grad, dim=self.dim), self_.shape) if self.needs_input_grad(0) else None,
+                reduce_grad_to(cross(grad, self_, dim=self.dim), other.shape) if self.needs_input_grad(1) else None)
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim``. Without ``dim``, as PyTorch (with its
+    deprecation warning): the first dim of size 3."""
+    from .._tensor import _normalize_dim
+    from ._util import broadcast_error, promoted
+
+    try:
+        shape = np.broadcast_shapes(input._data.shape, other._data.shape)
+    except ValueError:
+        raise broadcast_error(input._data.shape, other._data.shape) from None
+    if dim is None:
+        import warnings
+
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim "
+                      "explicitly or simply use torch.linalg.cross.\nThe default value of dim will change to agree "
+                      "with that of linalg.cross in a future release.", UserWarning, stacklevel=2)
+        if 3 not in shape:
+            raise RuntimeError("no dimension of size 3 in input")
+        dim = shape.index(3)
+    axis = _normalize_dim(dim, len(shape))
+    if shape[axis] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._data.shape[axis]} "
+                           f"and {other._data.shape[axis]}")
+    a, b = promoted(input, other)
+    result = _wrap(np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=axis))
+    if compute_requires_grad(input, other):
+        node = LinalgCrossBackward0(input, other)
+        node.dim = axis
+        node.save_for_backward(input, other)
+        set_history(result, node)
+    return result

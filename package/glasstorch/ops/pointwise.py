@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, floating_data, compute_requires_grad
 
 
@@ -22,14 +22,19 @@ def _unary(input: Tensor, values: np.ndarray, node_class: type, *, save_input: b
     out = _wrap(values)
     if compute_requires_grad(input):
         node = node_class(input)
-        node.save_for_backward(*((input,) if save_input else ()), output=out if save_output else None)
+        if save_input:
+            node.self_ = SavedTensor(input)
+        if save_output:
+            node.result_ = SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 
 
 class AbsBackward0(Node):
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
+        self_ = self._saved_self
         return (grad * self_.sign(),)
 
 
@@ -38,15 +43,17 @@ def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
 
 
 def sign(input: Tensor) -> Tensor:
-    """-1, 0 or 1 elementwise; its gradient is zero, so nothing is recorded."""
-    return _wrap(np.sign(input._data))
+    """-1, 0 or 1 elementwise. Its gradient is zero, but PyTorch records it (SignBackward0)."""
+    return _signed(input)
 
 
 class ExpBackward0(Node):
     """d exp(x) = exp(x): the saved output is the derivative."""
 
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
+        result = self._saved_result
         return (grad * result,)
 
 
@@ -57,8 +64,10 @@ def exp(input: Tensor) -> Tensor:
 
 
 class LogBackward0(Node):
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
+        self_ = self._saved_self
         return (grad / self_,)
 
 
@@ -69,8 +78,10 @@ def log(input: Tensor) -> Tensor:
 
 
 class SqrtBackward0(Node):
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
+        result = self._saved_result
         return (grad / (2 * result),)
 
 
@@ -81,8 +92,10 @@ def sqrt(input: Tensor) -> Tensor:
 
 
 class SinBackward0(Node):
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
+        self_ = self._saved_self
         return (grad * self_.cos(),)
 
 
@@ -91,8 +104,10 @@ def sin(input: Tensor) -> Tensor:
 
 
 class CosBackward0(Node):
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
+        self_ = self._saved_self
         return (grad * -self_.sin(),)
 
 
@@ -101,8 +116,10 @@ def cos(input: Tensor) -> Tensor:
 
 
 class TanhBackward0(Node):
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
+        result = self._saved_result
         return (grad * (1 - result * result),)
 
 
@@ -111,8 +128,10 @@ def tanh(input: Tensor) -> Tensor:
 
 
 class SigmoidBackward0(Node):
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
+        result = self._saved_result
         return (grad * result * (1 - result),)
 
 
@@ -129,8 +148,10 @@ def sigmoid(input: Tensor) -> Tensor:
 class ReluBackward0(Node):
     """The gradient passes where the output is positive and stops where it is zero."""
 
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
+        result = self._saved_result
         passes = _wrap(result._data > 0)  # a mask has no gradient: no need to go through an op
         return (grad * passes,)
 
@@ -142,9 +163,12 @@ def relu(input: Tensor) -> Tensor:
 class ClampBackward1(Node):
     """The gradient passes where ``min <= self <= max`` and is zero where the clamp cut."""
 
+    self_: SavedTensor
+    min: Any
+    max: Any
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
-        inside = _wrap(_inside(self_._data, self.min, self.max))
+        inside = _wrap(_inside(self._saved_self._data, self.min, self.max))
         return (grad * inside,)
 
 
@@ -172,3 +196,245 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
 def _number(value: Any) -> Any:
     """clamp bounds: numbers (a one-element tensor is read as its number)."""
     return value.item() if isinstance(value, Tensor) else value
+
+
+# --- more elementwise functions (issue 14): logs in other bases, inverse trigonometry, rounding -----
+_LN10, _LN2 = float(np.log(10.0)), float(np.log(2.0))
+
+
+def _quiet(function: Any, data: np.ndarray) -> np.ndarray:
+    """``function(data)`` where inf and nan are ordinary results (log10(0), asin(2)), as in PyTorch."""
+    with np.errstate(all="ignore"):
+        return function(data)
+
+
+class Log10Backward0(Node):
+    """d log10(x) = 1 / (x ln 10)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (self_ * _LN10),)
+
+
+def log10(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.log10, floating_data(input)), Log10Backward0, save_input=True)
+
+
+class Log2Backward0(Node):
+    """d log2(x) = 1 / (x ln 2)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (self_ * _LN2),)
+
+
+def log2(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.log2, floating_data(input)), Log2Backward0, save_input=True)
+
+
+class Log1PBackward0(Node):
+    """d log(1 + x) = 1 / (1 + x)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (self_ + 1),)
+
+
+def log1p(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.log1p, floating_data(input)), Log1PBackward0, save_input=True)
+
+
+class Expm1Backward0(Node):
+    """d (exp(x) - 1) = exp(x) = result + 1."""
+
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        result = self._saved_result
+        return (grad * (result + 1),)
+
+
+def expm1(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.expm1, floating_data(input)), Expm1Backward0, save_output=True)
+
+
+class AsinBackward0(Node):
+    """d asin(x) = 1 / sqrt(1 - x**2)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (1 - self_ * self_).sqrt(),)
+
+
+def asin(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.arcsin, floating_data(input)), AsinBackward0, save_input=True)
+
+
+class AcosBackward0(Node):
+    """d acos(x) = -1 / sqrt(1 - x**2)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (-grad / (1 - self_ * self_).sqrt(),)
+
+
+def acos(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.arccos, floating_data(input)), AcosBackward0, save_input=True)
+
+
+class AtanBackward0(Node):
+    """d atan(x) = 1 / (1 + x**2)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (self_ * self_ + 1),)
+
+
+def atan(input: Tensor) -> Tensor:
+    return _unary(input, np.arctan(floating_data(input)), AtanBackward0, save_input=True)
+
+
+class Atan2Backward0(Node):
+    """out = atan2(self, other), the angle of the point (other, self):
+    d/dself = other / (self**2 + other**2),  d/dother = -self / (self**2 + other**2)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        from ._util import reduce_grad_to
+
+        self_, other = self.saved_tensors
+        scaled = grad / (self_ * self_ + other * other)
+        return (reduce_grad_to(scaled * other, self_.shape) if self.needs_input_grad(0) else None,
+                reduce_grad_to(-scaled * self_, other.shape) if self.needs_input_grad(1) else None)
+
+
+def atan2(input: Tensor, other: Tensor) -> Tensor:
+    from ._util import apply_binary
+
+    out = _wrap(apply_binary(np.arctan2, input, other, floating=True, quiet=True))
+    if compute_requires_grad(input, other):
+        node = Atan2Backward0(input, other)
+        node.save_for_backward(input, other)
+        set_history(out, node)
+    return out
+
+
+arctan2 = atan2
+
+
+class RsqrtBackward0(Node):
+    """d x**-0.5 = -0.5 x**-1.5 = -0.5 result**3."""
+
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        result = self._saved_result
+        return (grad * result * result * result * -0.5,)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(lambda x: 1 / np.sqrt(x), floating_data(input)), RsqrtBackward0, save_output=True)
+
+
+def square(input: Tensor) -> Tensor:
+    """``input * input``, recorded as PyTorch records it: ``pow(input, 2)`` (bool becomes int64)."""
+    from .arithmetic import pow
+
+    return pow(input.long() if input.dtype is dtypes.bool else input, 2)
+
+
+# Step functions: flat almost everywhere, so their gradient is zero (PyTorch records them anyway,
+# so a graph through them stays connected).
+class _StepBackward(Node):
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * 0,)
+
+
+class SignBackward0(_StepBackward):
+    pass
+
+
+class CeilBackward0(_StepBackward):
+    pass
+
+
+class FloorBackward0(_StepBackward):
+    pass
+
+
+class TruncBackward0(_StepBackward):
+    pass
+
+
+class RoundBackward0(_StepBackward):
+    pass
+
+
+class RoundBackward1(_StepBackward):
+    """``round(decimals=d)``."""
+
+
+def _step(input: Tensor, function: Any, node_class: type) -> Tensor:
+    """Integers are already whole: they come back as a copy (PyTorch's answer too)."""
+    data = input._data
+    values = data.copy() if data.dtype.kind in "biu" else function(data)
+    return _unary(input, values, node_class)
+
+
+def ceil(input: Tensor) -> Tensor:
+    return _step(input, np.ceil, CeilBackward0)
+
+
+def floor(input: Tensor) -> Tensor:
+    return _step(input, np.floor, FloorBackward0)
+
+
+def trunc(input: Tensor) -> Tensor:
+    return _step(input, np.trunc, TruncBackward0)
+
+
+fix = trunc
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorch's name
+    """To the nearest integer, halves to even (``round(2.5) == 2``), as PyTorch and numpy do.
+    With ``decimals=d``: as PyTorch, ``rint(x * 10**d) / 10**d`` (for d < 0, ``rint(x / 10**-d) * 10**-d``)."""
+    if decimals == 0:
+        return _step(input, np.rint, RoundBackward0)
+    scale = 10.0 ** (decimals if decimals > 0 else -decimals)  # (abs is this module's op)
+
+    def rounded(x: np.ndarray) -> np.ndarray:
+        ten = np.asarray(scale, x.dtype)
+        return np.rint(x * ten) / ten if decimals > 0 else np.rint(x / ten) * ten
+
+    return _step(input, rounded, RoundBackward1)
+
+
+def _signed(input: Tensor) -> Tensor:
+    """sign: -1, 0 or 1; bool stays bool."""
+    data = input._data
+    return _unary(input, data.copy() if data.dtype == np.bool_ else np.sign(data), SignBackward0)
+
+
+class FracBackward0(Node):
+    """frac(x) = x - trunc(x): its derivative is 1."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad,)
+
+
+def frac(input: Tensor) -> Tensor:
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"frac_cpu" not implemented for \'{input.dtype.legacy_name.replace("Tensor", "")}\'')
+    return _unary(input, input._data - np.trunc(input._data), FracBackward0)

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, normalize_dims, compute_requires_grad
 
 
@@ -40,18 +40,21 @@ def _reduce_args(input: Tensor, dim: Any) -> tuple:
 class SumBackward0(Node):
     """out = self.sum():  every element gets the whole gradient."""
 
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        return (grad.expand(self.self_shape),)
+        return (grad.expand(self.self_sym_sizes),)
 
 
 class SumBackward1(Node):
-    """out = self.sum(dim):  every element of a summed slice gets that slice's gradient.
-    ``kept_shape`` is the result's shape with the summed dims kept (as size 1)."""
+    """out = self.sum(dim):  every element of a summed slice gets that slice's gradient."""
+
+    dim: tuple
+    keepdim: bool
+    self_sym_sizes: tuple
 
     def backward(self, grad: Tensor) -> tuple:
-        if grad._data.shape != self.kept_shape:
-            grad = grad.reshape(self.kept_shape)
-        return (grad.expand(self.self_shape),)
+        return (_restore_dims(grad, self.dim, self.keepdim).expand(self.self_sym_sizes),)
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
@@ -63,9 +66,12 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
         data = data.astype(np.int64)  # PyTorch sums integers (and bools) as int64
     out = _wrap(np.asarray(data.sum(axis=dims, keepdims=keepdim)))
     if compute_requires_grad(input):
-        node = SumBackward0(input) if full else SumBackward1(input)
-        node.self_shape, node.dims, node.keepdim = input._data.shape, dims, keepdim
-        node.kept_shape = _reduced_shape(input._data.shape, dims, keepdim=True)
+        if full:
+            node = SumBackward0(input)
+        else:
+            node = SumBackward1(input)
+            node.dim, node.keepdim = dims, keepdim
+        node.self_sym_sizes = input._data.shape
         set_history(out, node)
     return out
 
@@ -92,20 +98,32 @@ def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     if not compute_requires_grad(input):
         return _wrap(summed.reshape(shape))
     node = SumBackward1(input)
-    node.self_shape, node.dims, node.keepdim = have, dims, True
-    node.kept_shape = summed.shape
+    node.dim, node.keepdim, node.self_sym_sizes = dims, True, have
     out = set_history(_wrap(summed), node)
     return out.reshape(shape) if lead else out
 
 
 class MeanBackward0(Node):
+    """out = self.mean():  every element gets the gradient divided by the number of elements."""
+
+    self_sym_numel: int
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        return (grad.expand(self.self_shape) / self.count,)
+        return (grad.expand(self.self_sym_sizes) / self.self_sym_numel,)
 
 
 class MeanBackward1(Node):
+    """out = self.mean(dim):  each element gets its slice's gradient divided by the slice's size."""
+
+    dim: tuple
+    keepdim: bool
+    self_sym_numel: int
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        return (_restore_dims(grad, self.dims, self.keepdim).expand(self.self_shape) / self.count,)
+        count = math.prod(self.self_sym_sizes[d] for d in self.dim)  # the size of each averaged slice
+        return (_restore_dims(grad, self.dim, self.keepdim).expand(self.self_sym_sizes) / count,)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -127,8 +145,12 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     with np.errstate(invalid="ignore"):  # the mean of no elements is nan, silently, as in PyTorch
         out = _wrap(np.asarray(total / count, dtype=data.dtype))
     if compute_requires_grad(input):
-        node = MeanBackward0(input) if full else MeanBackward1(input)
-        node.self_shape, node.dims, node.keepdim, node.count = input._data.shape, dims, keepdim, count
+        if full:
+            node = MeanBackward0(input)
+        else:
+            node = MeanBackward1(input)
+            node.dim, node.keepdim = dims, keepdim
+        node.self_sym_numel, node.self_sym_sizes = input._data.size, input._data.shape
         set_history(out, node)
     return out
 
@@ -152,13 +174,22 @@ class _EvenlyDistributed(Node):
     """Backward of a full max/min or of amax/amin: the gradient goes to the elements equal to the
     result, shared evenly when there are ties (as PyTorch does)."""
 
+    self_: SavedTensor
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_, result) = self.saved_tensors
-        kept = _restore_dims(result, self.dims, self.keepdim)
+        self_, dims, keepdim = self._saved_self, self._reduced_dims(), self._kept()
+        kept = _restore_dims(self._saved_result, dims, keepdim)
         winners = _wrap(self_._data == kept._data)
-        count = winners._data.sum(axis=self.dims, keepdims=True)
-        share = _restore_dims(grad, self.dims, self.keepdim) / _wrap(count.astype(grad._data.dtype))
+        count = winners._data.sum(axis=dims, keepdims=True)
+        share = _restore_dims(grad, dims, keepdim) / _wrap(count.astype(grad._data.dtype))
         return (share * winners,)
+
+    def _reduced_dims(self) -> tuple:
+        return tuple(range(self.self_.data.ndim))  # a full max/min reduces every dim
+
+    def _kept(self) -> bool:
+        return False
 
 
 class MaxBackward1(_EvenlyDistributed):
@@ -170,19 +201,32 @@ class MinBackward1(_EvenlyDistributed):
 
 
 class AmaxBackward0(_EvenlyDistributed):
-    pass
+    dim: tuple
+    keepdim: bool
+
+    def _reduced_dims(self) -> tuple:
+        return self.dim
+
+    def _kept(self) -> bool:
+        return self.keepdim
 
 
-class AminBackward0(_EvenlyDistributed):
+class AminBackward0(AmaxBackward0):
     pass
 
 
 class _IndexedReduction(Node):
     """Backward of max(dim)/min(dim): the gradient goes to the one index each result came from."""
 
+    dim: int
+    keepdim: bool
+    indices_: SavedTensor
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        one_hot = np.zeros(self.self_shape, dtype=bool)
-        indices = np.expand_dims(self.indices, self.dim) if not self.keepdim else self.indices
+        one_hot = np.zeros(self.self_sym_sizes, dtype=bool)
+        indices = self._saved_indices._data
+        indices = np.expand_dims(indices, self.dim) if not self.keepdim else indices
         np.put_along_axis(one_hot, indices, True, axis=self.dim)
         return (_restore_dims(grad, (self.dim,), self.keepdim) * _wrap(one_hot),)
 
@@ -210,8 +254,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
         out = _wrap(np.asarray(data.max() if largest else data.min()))
         if compute_requires_grad(input):
             node = (MaxBackward1 if largest else MinBackward1)(input)
-            node.dims, node.keepdim = tuple(range(data.ndim)), False
-            node.save_for_backward(input, output=out)
+            node.self_, node.result_ = SavedTensor(input), SavedTensor(out, is_output=True)
             set_history(out, node)
         return out
     (axis,) = normalize_dims(dim, data.ndim)
@@ -221,12 +264,13 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
         values = np.squeeze(values, axis=axis)
     else:
         indices = np.expand_dims(indices, axis)
-    out = _wrap(values)
+    out, indices = _wrap(values), _wrap(indices.astype(np.int64))
     if compute_requires_grad(input):
         node = (MaxBackward0 if largest else MinBackward0)(input)
-        node.self_shape, node.dim, node.keepdim, node.indices = data.shape, axis, keepdim, indices
+        node.dim, node.keepdim, node.self_sym_sizes = axis, keepdim, data.shape
+        node.indices_ = SavedTensor(indices, is_output=True)  # output 1: the indices
         set_history(out, node)
-    return (return_types_max if largest else return_types_min)(out, _wrap(indices.astype(np.int64)))
+    return (return_types_max if largest else return_types_min)(out, indices)
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
@@ -252,8 +296,8 @@ def _amax_amin(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
     out = _wrap(np.asarray(reduce(input._data, axis=dims, keepdims=keepdim)))
     if compute_requires_grad(input):
         node = (AmaxBackward0 if largest else AminBackward0)(input)
-        node.dims, node.keepdim = dims, keepdim
-        node.save_for_backward(input, output=out)
+        node.dim, node.keepdim = dims, keepdim
+        node.self_, node.result_ = SavedTensor(input), SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 
@@ -285,12 +329,19 @@ def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 class VarBackward0(Node):
     """out = sum((x - mean)**2) / (N - correction):  d/dx = grad * 2 (x - mean) / (N - correction)."""
 
+    correction: Any
+    dim: tuple | None
+    keepdim: bool
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
-        centred = self_ - self_.mean(self.dims, keepdim=True)
-        degrees = builtins.max(0, self.count - self.correction)
+        self_ = self._saved_self
+        dims = normalize_dims(self.dim, self_._data.ndim)
+        count = math.prod(self_._data.shape[d] for d in dims)
+        centred = self_ - self_.mean(dims, keepdim=True)
+        degrees = builtins.max(0, count - (1 if self.correction is None else self.correction))
         scale = 2.0 / degrees if degrees else float("inf")  # PyTorch: inf, and so a nan gradient
-        return (_restore_dims(grad, self.dims, self.keepdim) * centred * scale,)
+        return (_restore_dims(grad, dims, self.keepdim) * centred * scale,)
 
 
 def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -310,8 +361,8 @@ def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
     out = _wrap(np.asarray(values, dtype=input._data.dtype))
     if compute_requires_grad(input):
         node = VarBackward0(input)
-        node.dims, node.keepdim, node.count, node.correction = dims, keepdim, count, correction
-        node.save_for_backward(input)
+        node.dim, node.keepdim, node.self_ = None if dim is None else dims, keepdim, SavedTensor(input)
+        node.correction = None if dim is None and correction == 1 else correction  # as PyTorch keeps it
         set_history(out, node)
     return out
 
@@ -326,17 +377,22 @@ def _reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
 class SoftmaxBackward0(Node):
     """d softmax:  grad_in = out * (grad - sum(grad * out, dim))."""
 
+    dim: int
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
+        result = self._saved_result
         return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
 
 
 class LogSoftmaxBackward0(Node):
     """d log_softmax:  grad_in = grad - exp(out) * sum(grad, dim)."""
 
+    dim: int
+    result_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (result,) = self.saved_tensors
-        return (grad - result.exp() * grad.sum(self.dim, keepdim=True),)
+        return (grad - self._saved_result.exp() * grad.sum(self.dim, keepdim=True),)
 
 
 def _softmax_dim(input: Tensor, dim: Any, name: str) -> int:
@@ -370,8 +426,7 @@ def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     out = _wrap(exps / exps.sum(axis=axis, keepdims=True) if exps.ndim else exps)
     if compute_requires_grad(input):
         node = SoftmaxBackward0(input)
-        node.dim = axis
-        node.save_for_backward(output=out)
+        node.dim, node.result_ = axis, SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 
@@ -382,8 +437,7 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     out = _wrap(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)) if shifted.ndim else shifted)
     if compute_requires_grad(input):
         node = LogSoftmaxBackward0(input)
-        node.dim = axis
-        node.save_for_backward(output=out)
+        node.dim, node.result_ = axis, SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 
@@ -396,3 +450,197 @@ def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
     axis = None if dim is None else normalize_dims(dim, input._data.ndim)
     return _wrap(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
+
+
+# --- norm, std, logsumexp, cumsum, cumprod (issue 14) ----------------------------------------------
+def _float_input(input: Tensor, name: str) -> None:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{input.dtype.legacy_name.replace('Tensor', '')}")
+
+
+class LinalgVectorNormBackward0(Node):
+    """out = (sum |x|**p) ** (1/p):  d/dx = grad * x |x|**(p-2) / out**(p-1); for p = 2 that is
+    grad * x / out, for p = 1 grad * sign(x); for p = inf the gradient goes to the largest |x|
+    (ties share it); for p = 0 (a count) it is zero. Where out = 0 the gradient is 0."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, result = self.saved_tensors
+        p, grad = self.p, _restore_dims(grad, self.dims, self.keepdim)
+        norm = _restore_dims(result, self.dims, self.keepdim)
+        if p == 0:
+            return (self_ * 0,)
+        if p == 1:
+            return (grad * self_.sign(),)
+        if math.isinf(p):
+            winners = _wrap(np.abs(self_._data) == norm._data)
+            count = _wrap(winners._data.sum(axis=self.dims, keepdims=True).astype(grad._data.dtype))
+            return (self_.sign() * winners * (grad / count),)
+        safe = norm.masked_fill(_wrap(norm._data == 0), 1.0)  # out = 0 only when x = 0: gradient 0 there
+        if p == 2:
+            return (grad * self_ / safe,)
+        return (grad * self_ * self_.abs() ** (p - 2) / safe ** (p - 1),)
+
+
+def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None,
+         dtype: Any = None) -> Tensor:
+    """The vector p-norm over ``dim`` (all elements by default): ``p`` a number, ``inf``/``-inf``,
+    or ``'fro'`` (= 2). PyTorch computes it with ``torch.linalg.vector_norm``, whose Node it records.
+    Simplified: the matrix norm ``p='nuc'`` is not supported."""
+    if p == "fro" or p is None:
+        p = 2
+    if isinstance(p, str):
+        raise NotImplementedError(f"glasstorch's norm supports vector norms only, not p={p!r} (use 'fro' or a number)")
+    _float_input(input, "linalg.vector_norm")
+    data = input._data if dtype is None else input._data.astype(dtypes.canonical(dtype).numpy_dtype)
+    dims = normalize_dims(dim, data.ndim)
+    absolute = np.abs(data)
+    if p == 0:
+        values = (absolute != 0).sum(axis=dims, keepdims=keepdim).astype(data.dtype)
+    elif math.isinf(p):
+        values = (absolute.max if p > 0 else absolute.min)(axis=dims, keepdims=keepdim)
+    elif p == 2:
+        values = np.sqrt((data * data).sum(axis=dims, keepdims=keepdim))
+    else:
+        with np.errstate(divide="ignore"):
+            values = (absolute ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+    result = _wrap(np.asarray(values, dtype=data.dtype))
+    if compute_requires_grad(input):
+        node = LinalgVectorNormBackward0(input)
+        node.p, node.dims, node.keepdim = float(p), dims, keepdim
+        node.save_for_backward(input, output=result)
+        set_history(result, node)
+    return result if out is None else _write_out(out, result)
+
+
+def _write_out(out: Tensor, result: Tensor) -> Tensor:
+    from ._arguments import write_out
+
+    return write_out(out, result)
+
+
+class StdBackward0(Node):
+    """out = sqrt(var):  d/dx = grad * (x - mean) / ((N - correction) * out)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, result = self.saved_tensors
+        centred = self_ - self_.mean(self.dims, keepdim=True)
+        degrees = builtins.max(0, self.count - self.correction)
+        scale = _restore_dims(grad / result, self.dims, self.keepdim)
+        return (scale * centred / degrees if degrees else scale * centred * float("inf"),)
+
+
+def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+        correction: Any = None) -> Tensor:
+    """Standard deviation: the square root of ``var`` (``correction=1``, Bessel's, by default)."""
+    variance = var(input.detach(), dim, unbiased, keepdim, correction=correction)
+    result = _wrap(np.sqrt(variance._data))
+    if compute_requires_grad(input):
+        node = StdBackward0(input)
+        node.dims = normalize_dims(dim if not isinstance(dim, bool) else None, input._data.ndim)
+        node.count = math.prod(input._data.shape[d] for d in node.dims)
+        node.correction = correction if correction is not None else (0 if unbiased is False or dim is False else 1)
+        node.keepdim = keepdim
+        node.save_for_backward(input, output=result)
+        set_history(result, node)
+    return result
+
+
+class LogsumexpBackward0(Node):
+    """out = log(sum(exp(x))):  d/dx = grad * exp(x - out), the softmax of x."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, result = self.saved_tensors
+        kept = _restore_dims(result, self.dims, self.keepdim)
+        return (_restore_dims(grad, self.dims, self.keepdim) * (self_ - kept).exp(),)
+
+
+def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(input))) over ``dim``, computed without overflow (the max is taken out first)."""
+    data = input._data if input.dtype.is_floating_point else input._data.astype(dtypes.get_default_dtype().numpy_dtype)
+    dims = normalize_dims(dim, data.ndim) if dim != () else tuple(range(data.ndim))
+    if data.size:
+        peak = data.max(axis=dims, keepdims=True)
+        peak = np.where(np.isfinite(peak), peak, 0)  # all -inf (or an inf) must not give nan
+    else:
+        peak = np.zeros(_reduced_shape(data.shape, dims, True), data.dtype)
+    with np.errstate(divide="ignore"):
+        values = np.log(np.exp(data - peak).sum(axis=dims, keepdims=True)) + peak
+    result = _wrap(np.asarray(values if keepdim else values.reshape(_reduced_shape(data.shape, dims, False)), data.dtype))
+    if compute_requires_grad(input):
+        node = LogsumexpBackward0(input)
+        node.dims, node.keepdim = dims, keepdim
+        node.save_for_backward(input, output=result)
+        set_history(result, node)
+    return result
+
+
+def _scan_dtype(input: Tensor, dtype: Any) -> np.dtype:
+    """cumsum and cumprod add integers (and bools) up in int64, as sum does."""
+    if dtype is not None:
+        return dtypes.canonical(dtype).numpy_dtype
+    return np.dtype(np.int64) if input._data.dtype.kind in "biu" else input._data.dtype
+
+
+def _reverse_cumsum(grad: Tensor, dim: int) -> Tensor:
+    """Sum of grad over the positions at or after each one along ``dim``."""
+    return grad.flip(dim).cumsum(dim).flip(dim)
+
+
+class CumsumBackward0(Node):
+    """out_j = sum_{i<=j} x_i:  d/dx_i = sum_{j>=i} grad_j, a cumulative sum from the end."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (_reverse_cumsum(grad, self.dim) if grad._data.ndim else grad,)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Tensor:
+    data = input._data
+    (axis,) = normalize_dims(dim, data.ndim) if data.ndim else (0,)
+    result = _wrap(np.cumsum(data, axis=axis, dtype=_scan_dtype(input, dtype)).reshape(data.shape))
+    if compute_requires_grad(input):
+        node = CumsumBackward0(input)
+        node.dim = axis
+        set_history(result, node)
+    return result if out is None else _write_out(out, result)
+
+
+class CumprodBackward0(Node):
+    """out_j = prod_{i<=j} x_i:  d/dx_i = sum_{j>=i} grad_j * out_j / x_i when no x is zero.
+    With zeros along the dim, the division is replaced by the product of the others, built with
+    a scan from the end (s_i = grad_i + x_{i+1} s_{i+1}; d/dx_i = s_i * prod_{k<i} x_k)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, result = self.saved_tensors
+        if grad._data.ndim == 0:
+            return (grad,)
+        if (self_._data != 0).all():
+            return (_reverse_cumsum(grad * result, self.dim) / self_,)
+        return (_cumprod_grad_with_zeros(grad, self_, self.dim),)
+
+
+def _cumprod_grad_with_zeros(grad: Tensor, x: Tensor, dim: int) -> Tensor:
+    from .shape import stack
+
+    n = x._data.shape[dim]
+    grads, xs = grad.unbind(dim), x.unbind(dim)
+    before = [xs[0] * 0 + 1]  # prod_{k<i} x_k
+    for i in range(1, n):
+        before.append(before[-1] * xs[i - 1])
+    scan = [grads[n - 1]]
+    for i in range(n - 2, -1, -1):
+        scan.append(grads[i] + xs[i + 1] * scan[-1])
+    scan.reverse()
+    return stack([s * b for s, b in zip(scan, before)], dim)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> Tensor:
+    data = input._data
+    (axis,) = normalize_dims(dim, data.ndim) if data.ndim else (0,)
+    result = _wrap(np.cumprod(data, axis=axis, dtype=_scan_dtype(input, dtype)).reshape(data.shape))
+    if compute_requires_grad(input):
+        node = CumprodBackward0(input)
+        node.dim = axis
+        node.save_for_backward(input, output=result)
+        set_history(result, node)
+    return result if out is None else _write_out(out, result)

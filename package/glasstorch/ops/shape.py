@@ -34,8 +34,12 @@ def _sizes(size: tuple) -> tuple:
 
 
 class ViewBackward0(Node):
+    """out = self.view(shape):  the gradient is viewed back in the input's shape."""
+
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        return (grad.reshape(self.self_shape),)
+        return (grad.reshape(self.self_sym_sizes),)
 
 
 class UnsafeViewBackward0(ViewBackward0):
@@ -73,7 +77,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 
             input = set_history(_wrap(input._data), CloneBackward0(input))
         node = (ViewBackward0 if is_view else UnsafeViewBackward0)(input)
-        node.self_shape = self_shape
+        node.self_sym_sizes = self_shape
         set_history(out, node)
     return out
 
@@ -86,7 +90,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     out = view_of(input, _reshape_values(input, shape, copy_allowed=False))
     if compute_requires_grad(input):
         node = ViewBackward0(input)
-        node.self_shape = input._data.shape
+        node.self_sym_sizes = input._data.shape
         set_history(out, node)
     return out
 
@@ -105,16 +109,24 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 class SqueezeBackward0(Node):
+    """out = self.squeeze():  the gradient gets the squeezed dims back."""
+
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        return (grad.reshape(self.self_shape),)
+        return (grad.reshape(self.self_sym_sizes),)
 
 
 class SqueezeBackward1(SqueezeBackward0):
     """squeeze(dim) with one dim."""
 
+    dim: int
+
 
 class SqueezeBackward2(SqueezeBackward0):
     """squeeze(dims) with a tuple of dims."""
+
+    dim: tuple
 
 
 class SqueezeBackward4(SqueezeBackward0):
@@ -132,12 +144,18 @@ def squeeze(input: Tensor, dim: Any = None, *, _node_class: type | None = None) 
     out = view_of(input, np.squeeze(input._data, axis=dims) if dims else input._data.view())
     if compute_requires_grad(input):
         node = (_node_class or node_class)(input)
-        node.self_shape = shape
+        node.self_sym_sizes = shape
+        if dim is not None:
+            node.dim = normalize_dims(dim, len(shape))[0] if isinstance(dim, (int, np.integer)) else tuple(dim)
         set_history(out, node)
     return out
 
 
 class UnsqueezeBackward0(Node):
+    """out = self.unsqueeze(dim):  the gradient loses that dim again."""
+
+    dim: int
+
     def backward(self, grad: Tensor) -> tuple:
         return (grad.squeeze(self.dim),)
 
@@ -154,6 +172,11 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 
 class TransposeBackward0(Node):
+    """out = self.transpose(dim0, dim1):  the gradient is transposed back."""
+
+    dim0: int
+    dim1: int
+
     def backward(self, grad: Tensor) -> tuple:
         return (grad.transpose(self.dim0, self.dim1),)
 
@@ -186,6 +209,10 @@ def t(input: Tensor) -> Tensor:
 
 
 class PermuteBackward0(Node):
+    """out = self.permute(dims):  the gradient is permuted by the inverse permutation."""
+
+    dims: tuple
+
     def backward(self, grad: Tensor) -> tuple:
         return (grad.permute(*np.argsort(self.dims).tolist()),)
 
@@ -222,8 +249,12 @@ def mT(input: Tensor) -> Tensor:  # noqa: N802
 
 
 class ExpandBackward0(Node):
+    """out = self.expand(sizes):  the gradient is summed over the expanded dims."""
+
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        return (grad.sum_to_size(self.self_shape),)
+        return (grad.sum_to_size(self.self_sym_sizes),)
 
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:
@@ -254,7 +285,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     out = view_of(input, np.broadcast_to(input._data, tuple(target)))
     if compute_requires_grad(input):
         node = ExpandBackward0(input)
-        node.self_shape = shape
+        node.self_sym_sizes = shape
         set_history(out, node)
     return out
 
@@ -266,9 +297,11 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 class CatBackward0(Node):
     """Cut the gradient into the pieces that were concatenated."""
 
+    dim: int
+
     def backward(self, grad: Tensor) -> tuple:
         pieces, start = [], 0
-        for size, needed in zip(self.sizes, map(self.needs_input_grad, range(len(self.sizes)))):
+        for size, needed in zip(self._sizes, map(self.needs_input_grad, range(len(self._sizes)))):
             key = (slice(None),) * self.dim + (slice(start, start + size),)
             pieces.append(grad[key] if needed else None)
             start += size
@@ -292,7 +325,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         ) from None
     if compute_requires_grad(*tensors):
         node = CatBackward0(*tensors)
-        node.dim, node.sizes = axis, [t._data.shape[axis] for t in tensors]
+        node.dim, node._sizes = axis, [t._data.shape[axis] for t in tensors]  # (PyTorch: tensors_args_sizes)
         set_history(out, node)
     return out
 
@@ -302,6 +335,8 @@ concat = concatenate = cat
 
 class StackBackward0(Node):
     """Give each stacked tensor its slice of the gradient."""
+
+    dim: int
 
     def backward(self, grad: Tensor) -> tuple:
         key = (slice(None),) * self.dim
@@ -326,3 +361,382 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         node.dim = axis
         set_history(out, node)
     return out
+
+
+# --- more shape operations (issue 14): flip, roll, repeat, split, triangles, grids, windows ----------
+class FlipBackward0(Node):
+    """out = flip(self, dims): flipping the gradient back is the whole backward."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (flip(grad, self.dims),)
+
+
+def flip(input: Tensor, *dims: Any) -> Tensor:
+    """The elements in reverse order along each of ``dims`` (a copy, as in PyTorch)."""
+    axes = normalize_dims(_sizes(dims), input._data.ndim)
+    out = _wrap(np.flip(input._data, axes).copy())
+    if compute_requires_grad(input):
+        node = FlipBackward0(input)
+        node.dims = axes
+        set_history(out, node)
+    return out
+
+
+def fliplr(input: Tensor) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+def flipud(input: Tensor) -> Tensor:
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+class RollBackward0(Node):
+    """out = roll(self, shifts, dims): roll the gradient back by -shifts."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (roll(grad, tuple(-s for s in self.shifts), self.dims),)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Shift elements along ``dims`` cyclically; with no dims, along the flattened tensor."""
+    shifts = (shifts,) if isinstance(shifts, (int, np.integer)) else tuple(shifts)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        values = np.roll(input._data.reshape(-1), shifts[0]).reshape(input._data.shape)
+        axes = None
+    else:
+        dims = (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        axes = tuple(_normalize_dim(d, input._data.ndim) for d in dims)
+        values = np.roll(input._data, shifts, axes)
+    out = _wrap(values)
+    if compute_requires_grad(input):
+        node = RollBackward0(input)
+        node.shifts, node.dims = shifts, axes
+        set_history(out, node)
+    return out
+
+
+class RepeatBackward0(Node):
+    """out = self.repeat(repeats): every copy's gradient is added back into the one original.
+    The output is viewed as (r0, s0, r1, s1, ...) and summed over the r's."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        shape = self.self_shape
+        lead = len(self.repeats) - len(shape)
+        padded = (1,) * lead + tuple(shape)
+        split = [n for pair in zip(self.repeats, padded) for n in pair]
+        summed = grad.reshape(split).sum(tuple(range(0, 2 * len(padded), 2)))
+        return (summed.reshape(shape),)
+
+
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    """Tile the tensor: ``repeats[i]`` copies along dim i (extra leading repeats add dims)."""
+    repeats = _sizes(repeats)
+    if len(repeats) < input._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
+    out = _wrap(np.tile(input._data, repeats))
+    if compute_requires_grad(input):
+        node = RepeatBackward0(input)
+        node.self_shape, node.repeats = input._data.shape, repeats
+        set_history(out, node)
+    return out
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    """``repeat`` that pads ``dims`` with leading ones when it is shorter than the tensor's dims."""
+    dims = tuple(dims)
+    return repeat(input, (1,) * (input._data.ndim - len(dims)) + dims)
+
+
+def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
+    """Repeat each element ``repeats`` times (an int, or a tensor of one count per element) along
+    ``dim`` (the flattened tensor by default). As PyTorch: an int count is an unsqueeze, expand and
+    reshape; a tensor of counts is an ``index_select``. ``repeat_interleave(counts)`` alone gives
+    the indices 0, 0, 1, ... that a tensor of counts selects."""
+    if repeats is None:  # repeat_interleave(repeats): the index form
+        counts = input._data
+        return _wrap(np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts))
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    axis = _normalize_dim(dim, input._data.ndim)
+    if isinstance(repeats, Tensor) and repeats._data.size != 1:
+        counts = repeats._data
+        if counts.shape[0] != input._data.shape[axis]:
+            raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                               f"{counts.shape[0]} and input.size({axis}) = {input._data.shape[axis]}")
+        if (counts < 0).any():
+            raise RuntimeError("repeats can not be negative")
+        from .scatter_gather import index_select
+
+        return index_select(input, axis, _wrap(np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)))
+    count = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
+    if count < 0:
+        raise RuntimeError("repeats can not be negative")
+    shape = input._data.shape
+    spread = input.unsqueeze(axis + 1).expand(shape[:axis + 1] + (count,) + shape[axis + 1:])
+    return spread.clone().view(shape[:axis] + (shape[axis] * count,) + shape[axis + 1:])
+
+
+class SplitBackward0(Node):
+    """One piece of a split: its gradient goes back into its place, zeros elsewhere.
+    Simplified: PyTorch's Node has one output per piece; glasstorch records one Node per piece."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .indexing import _put_back
+
+        return (_put_back(grad, self.self_shape, self.key, "SliceBackward0"),)
+
+
+class SplitWithSizesBackward0(SplitBackward0):
+    pass
+
+
+def _pieces(input: Tensor, sizes: list, axis: int, node_class: type) -> tuple:
+    """Views of ``input`` cut along ``axis`` into pieces of ``sizes``."""
+    pieces, start = [], 0
+    for size in sizes:
+        key = (slice(None),) * axis + (slice(start, start + size),)
+        out = view_of(input, input._data[key])
+        if compute_requires_grad(input):
+            node = node_class(input)
+            node.self_shape, node.key = input._data.shape, key
+            set_history(out, node)
+        pieces.append(out)
+        start += size
+    return tuple(pieces)
+
+
+def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
+    axis = _normalize_dim(dim, tensor._data.ndim)
+    length = tensor._data.shape[axis]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        size = int(split_size_or_sections)
+        if size < 0 or (size == 0 and length):
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+        sizes = [size] * (length // size) + ([length % size] if length % size else []) if size else [0]
+        return _pieces(tensor, sizes, axis, SplitBackward0)
+    sizes = [int(s) for s in split_size_or_sections]
+    if sum(sizes) != length or any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's size at "
+                           f"dimension {axis}), but got split_sizes={sizes}")
+    return _pieces(tensor, sizes, axis, SplitWithSizesBackward0)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """At most ``chunks`` pieces of equal size ceil(n / chunks) along ``dim`` (the last may be smaller)."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    length = input._data.shape[_normalize_dim(dim, input._data.ndim)]
+    return split(input, max(-(-length // chunks), 1) if length else 1, dim)
+
+
+class UnbindBackward0(SplitBackward0):
+    pass
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    """The slices along ``dim``, each without that dim (views)."""
+    axis = _normalize_dim(dim, input._data.ndim)
+    pieces = []
+    for i in range(input._data.shape[axis]):
+        key = (slice(None),) * axis + (i,)
+        out = view_of(input, input._data[key])
+        if compute_requires_grad(input):
+            node = UnbindBackward0(input)
+            node.self_shape, node.key = input._data.shape, key
+            set_history(out, node)
+        pieces.append(out)
+    return tuple(pieces)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``input`` along ``dim`` from ``start`` for ``length`` elements: a slice (SliceBackward0)."""
+    axis = _normalize_dim(dim, input._data.ndim)
+    size = input._data.shape[axis]
+    start = int(start) + (size if start < 0 else 0)
+    if not 0 <= start <= size or start + length > size or length < 0:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return input[(slice(None),) * axis + (slice(start, start + length),)]
+
+
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """Move dims to new positions, the others keeping their order (a permute)."""
+    ndim = input._data.ndim
+    source = [source] if isinstance(source, (int, np.integer)) else list(source)
+    destination = [destination] if isinstance(destination, (int, np.integer)) else list(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({source} dims) should contain the "
+                           f"same number of dims as destination ({destination} dims)")
+    source = [_normalize_dim(d, ndim) for d in source]
+    destination = [_normalize_dim(d, ndim) for d in destination]
+    rest = iter(d for d in range(ndim) if d not in source)
+    placed = dict(zip(destination, source))
+    return permute(input, *[placed[i] if i in placed else next(rest) for i in range(ndim)])
+
+
+moveaxis = movedim
+
+
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    return transpose(input, axis0, axis1)
+
+
+swapdims = swapaxes
+
+
+class TrilBackward0(Node):
+    """The gradient passes on the kept triangle only."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (tril(grad, self.diagonal),)
+
+
+class TriuBackward0(Node):
+    def backward(self, grad: Tensor) -> tuple:
+        return (triu(grad, self.diagonal),)
+
+
+def _triangle(input: Tensor, diagonal: int, lower: bool) -> Tensor:
+    if input._data.ndim < 2:
+        raise RuntimeError(f"{'tril' if lower else 'triu'}: input tensor must have at least 2 dimensions")
+    out = _wrap((np.tril if lower else np.triu)(input._data, diagonal))
+    if compute_requires_grad(input):
+        node = (TrilBackward0 if lower else TriuBackward0)(input)
+        node.diagonal = diagonal
+        set_history(out, node)
+    return out
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle (on and below the ``diagonal``-th diagonal); zeros above."""
+    return _triangle(input, diagonal, lower=True)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle (on and above the ``diagonal``-th diagonal); zeros below."""
+    return _triangle(input, diagonal, lower=False)
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple:
+    """Grids from 1-D tensors: the i-th result varies along dim i (``indexing='ij'``, the default,
+    with a warning as in PyTorch) or with the first two dims swapped (``'xy'``). Each result is a
+    view and an expand of its input, as in PyTorch."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        import warnings
+
+        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                      UserWarning, stacklevel=2)
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
+    for t in tensors:
+        if t._data.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    sizes = [t._data.size for t in tensors]
+    order = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        order[0], order[1] = 1, 0
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    grids = []
+    for i, t in enumerate(tensors):
+        shape = [1] * len(tensors)
+        shape[order[i]] = -1
+        grids.append(t.view(shape).expand(sizes))
+    return tuple(grids)
+
+
+class UnfoldBackward0(Node):
+    """out = self.unfold(dim, size, step): every window's gradient is added back at the places
+    the window was read from (windows overlap when step < size)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .indexing import _put_back
+
+        moved = grad.movedim(-1, self.dim + 1)  # (..., windows, size, ...) next to each other
+        flat = moved.reshape(moved.shape[:self.dim] + (-1,) + moved.shape[self.dim + 2:])
+        key = (slice(None),) * self.dim + (self.positions,)
+        return (_put_back(flat, self.self_shape, key, "IndexBackward0"),)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """Every window of ``size`` elements along ``dimension``, ``step`` apart, as a new last dim (a
+    view: windows share memory)."""
+    ndim = input._data.ndim
+    axis = _normalize_dim(dimension, ndim) if ndim else 0
+    length = input._data.shape[axis] if ndim else 1
+    if size > length:
+        raise RuntimeError(f"maximum size for tensor at dimension {axis} is {length} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    windows = np.lib.stride_tricks.sliding_window_view(input._data.reshape(input._data.shape or (1,)), size, axis=axis)
+    out = view_of(input, windows[(slice(None),) * axis + (slice(None, None, step),)])
+    if compute_requires_grad(input):
+        node = UnfoldBackward0(input)
+        starts = np.arange(0, length - size + 1, step)
+        node.dim, node.self_shape = axis, input._data.shape
+        node.positions = (starts[:, None] + np.arange(size)).reshape(-1)  # read positions, window by window
+        set_history(out, node)
+    return out
+
+
+# in-place view changes: the tensor itself takes the new shape (PyTorch: its metadata changes)
+class UnsqueezeBackward1(UnsqueezeBackward0):
+    pass
+
+
+class SqueezeBackward3(SqueezeBackward0):
+    pass
+
+
+class SqueezeBackward5(SqueezeBackward0):
+    pass
+
+
+class TransposeBackward1(TransposeBackward0):
+    pass
+
+
+class TBackward1(TBackward0):
+    pass
+
+
+def _reshape_in_place(tensor: Tensor, out_of_place: Any, node_class: type, *args: Any) -> Tensor:
+    """Give ``tensor`` the shape ``out_of_place(tensor, *args)`` would have, in place: same memory,
+    new view; a recorded tensor gets the out-of-place op's Node under the in-place name."""
+    from .inplace import check_inplace
+
+    check_inplace(tensor)
+    result = out_of_place(tensor, *args)
+    if result.grad_fn is not None:
+        node = node_class(tensor)  # its edge: the tensor's old grad_fn
+        node.__dict__.update(result.grad_fn.__dict__)  # what the out-of-place Node kept (dim, shape)
+        tensor.grad_fn = node
+    tensor._data = result._data
+    return tensor
+
+
+def unsqueeze_(tensor: Tensor, dim: int) -> Tensor:
+    return _reshape_in_place(tensor, unsqueeze, UnsqueezeBackward1, dim)
+
+
+def squeeze_(tensor: Tensor, dim: Any = None) -> Tensor:
+    node_class = SqueezeBackward3 if dim is None else SqueezeBackward4 if isinstance(dim, (int, np.integer)) else SqueezeBackward5
+    return _reshape_in_place(tensor, squeeze, node_class, dim)
+
+
+def transpose_(tensor: Tensor, dim0: int, dim1: int) -> Tensor:
+    return _reshape_in_place(tensor, transpose, TransposeBackward1, dim0, dim1)
+
+
+def t_(tensor: Tensor) -> Tensor:
+    return _reshape_in_place(tensor, t, TBackward1)

@@ -267,7 +267,7 @@ class _Drawer:
             if tensor.grad_fn is None:
                 lines += _hook_marks(tensor._backward_hooks, False)
             else:
-                lines += _hook_marks(tensor.grad_fn._pre_hooks, tensor._retains_grad)
+                lines += _hook_marks(tensor.grad_fn._tensor_pre_hooks, tensor._retains_grad)
         if kind == "output" and not tensor.requires_grad:
             lines.append("requires_grad=False")  # no graph behind it: say why nothing is drawn
         self.box(self.id_of(tensor), _join(lines), kind, graph)
@@ -295,37 +295,37 @@ class _Drawer:
             # (an AccumulateGrad's hooks are its leaf's: they are marked on the leaf's box)
             ref = node._retain_grad_ref
             retained = ref is not None and ref() is not None and ref()._retains_grad
-            lines += _hook_marks(node._pre_hooks, retained)
+            lines += _hook_marks(node._tensor_pre_hooks, retained)
         self.box(self.id_of(node), _join(lines), "node")
 
     def attr_lines(self, node: Node) -> list[str]:
-        """What else a Node keeps for its backward (torchviz's show_attrs): alpha, shapes, ..."""
+        """What else a Node keeps for its backward (torchviz's show_attrs): alpha, dim, sizes ..."""
         lines = []
-        for key, value in vars(node).items():
-            if key.startswith("_") or callable(value):
-                continue
-            text = "[saved tensor]" if isinstance(value, Tensor) else str(value)
+        for name in type(node)._saved_fields:
+            value = getattr(node, name)
+            if name.endswith("_") or value is None:
+                continue  # saved tensors are drawn as boxes of their own (show_saved)
+            text = str(value)
             if len(text) > self.max_attr_chars:
                 text = text[: self.max_attr_chars - 3] + "..."
-            lines.append(f"{key}: {text}")
+            lines.append(f"{name}: {text}")
         return lines
 
     def draw_saved(self, node: Node, made: Sequence[Tensor]) -> None:
         """The tensors a Node saved, as torchviz's orange boxes; "freed" after backward. They hang
         below their Node (a row beside it would make the dashed edges arc over each other).
         ``made``: the drawn tensors this Node made, to name a saved output ("result: y")."""
-        saved = node._saved
-        if saved is None:  # backward released them (PyTorch: "Trying to backward ... twice")
+        saved = node.named_saved_tensors()
+        if any(value.data is None for _, value in saved):  # backward released them
             box_id = self.new_id()
             self.box(box_id, "saved tensors\\nfreed", "saved")
             self.dot.edge(self.id_of(node), box_id, style="dashed", arrowhead="none")
             return
-        saved_names = type(node).saved_names
-        for i, value in enumerate(saved):
-            if not isinstance(value, SavedTensor):
-                continue  # a number, or None where an input needs no gradient
+        for name, value in saved:
+            if value.version_counter is None:
+                continue  # a number, not a tensor
             # PyTorch's names: _saved_self, _saved_other, _saved_result (the Node's own output)
-            label = saved_names[i] if i < len(saved_names) else "result" if value.is_output else f"saved_tensors[{i}]"
+            label = name.rstrip("_")
             # a saved output keeps only its data (see SavedTensor): find its tensor by that
             tensor = value.tensor if value.tensor is not None else next(
                 (t for t in made if t._data is value.data), None)

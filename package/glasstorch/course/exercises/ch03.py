@@ -38,7 +38,8 @@ def _reference_backward(op: Callable[[Tensor, Tensor], Tensor]) -> Callable[...,
 def _plugged(learner_backward: Callable[..., tuple]) -> Callable[[Node, Tensor], tuple]:
     """A Node ``backward`` that calls the learner's array function: what is plugged into the package."""
     def backward(node: Node, grad: Tensor) -> tuple:
-        a, b = (t.detach().numpy() for t in node.saved_tensors)
+        second = node._saved_mat2 if isinstance(node, MmBackward0) else node._saved_other
+        a, b = node._saved_self.detach().numpy(), second.detach().numpy()
         dtype = grad.numpy().dtype
         return tuple(glasstorch.from_numpy(np.asarray(g, dtype=dtype)) for g in learner_backward(grad.numpy(), a, b))
     return backward
@@ -221,7 +222,7 @@ def _observe_engine(run_backward: Callable[[Node, Tensor], Any], graph: str) -> 
 
 
 def _engine_reference(root: Node, grad: Tensor) -> None:
-    execute([root], [grad], retain_graph=False, create_graph=False)
+    execute([root], [grad], keep_graph=False, create_graph=False)
 
 
 def _engine_cases(rng: np.random.Generator) -> list[Case]:

@@ -170,40 +170,18 @@ exercise(
 
 # -- 04.call_tensor_pre_hooks ---------------------------------------------------------------------
 
-_RUN_NODE = engine._run_node  # the package's own, kept before any case replaces it
+_CALL_TENSOR_PRE_HOOKS = engine.call_tensor_pre_hooks  # the package's own, kept before any case replaces it
 
 
 def _reference_hook_step(node: Node, grad: Tensor) -> Tensor:
-    """glasstorch's own hook step: ``_run_node`` with the Node itself captured and not run, which
-    runs the hooks and the retained gradient and hands back the gradient the Node would use."""
-    captured: dict = {}
-    _RUN_NODE(node, grad, False, {node}, captured, True, True)
-    return captured[node]
-
-
-@contextlib.contextmanager
-def _hooks_set_aside(node: Node) -> Iterator[None]:
-    """While the package runs the rest of a Node, hide the hooks the learner's step already ran."""
-    owner, name = (node.variable, "_backward_hooks") if isinstance(node, AccumulateGrad) else (node, "_pre_hooks")
-    hooks, retain = getattr(owner, name), node._retain_grad_ref
-    setattr(owner, name, None)
-    node._retain_grad_ref = None
-    try:
-        yield
-    finally:
-        setattr(owner, name, hooks)
-        node._retain_grad_ref = retain
+    """glasstorch's own step: the engine's ``call_tensor_pre_hooks``."""
+    return _CALL_TENSOR_PRE_HOOKS(node, grad)
 
 
 @contextlib.contextmanager
 def _hook_step_in_engine(impl: Callable[[Node, Tensor], Tensor]) -> Iterator[None]:
-    """The engine, with the learner's step in place of the hooks and retain_grad part of ``_run_node``."""
-    def run_node(node, grad, runs, capture_set, captured, accumulate, retain_graph):
-        grad = impl(node, grad)
-        with _hooks_set_aside(node):
-            return _RUN_NODE(node, grad, runs, capture_set, captured, accumulate, retain_graph)
-
-    with replaced(engine, "_run_node", run_node):
+    """The engine, with the learner's step in place of its ``call_tensor_pre_hooks``."""
+    with replaced(engine, "call_tensor_pre_hooks", impl):
         yield
 
 
@@ -294,7 +272,7 @@ _STEP_SCENARIOS = {
     "three hooks: A logs, B doubles, C logs": (
         _three_hooks, "run the hooks in the order they were registered; each receives the gradient as "
                       "the hooks before it left it, and a hook that returns a tensor replaces it"),
-    "no hooks at all": (_no_hooks, "a Node without hooks has node._pre_hooks None: return grad unchanged"),
+    "no hooks at all": (_no_hooks, "a Node without hooks has node._tensor_pre_hooks None: return grad unchanged"),
     "retain_grad() then a doubling hook": (
         _retain_then_double, "PyTorch 2.x stores the retained gradient after *all* the tensor's hooks have "
                              "run, whatever the order they were registered in: store the final gradient"),
@@ -305,7 +283,7 @@ _STEP_SCENARIOS = {
         _retain_copies, "store a copy of the gradient (grad.detach().clone()), not the engine's tensor "
                         "itself: the engine passes that tensor on, and whoever gets it may change it in place"),
     "a leaf's hooks (its AccumulateGrad Node)": (
-        _leaf_hooks, "an AccumulateGrad's _pre_hooks are its leaf's hooks: the same code works for it"),
+        _leaf_hooks, "an AccumulateGrad's _tensor_pre_hooks are its leaf's hooks: the same code works for it"),
     "a hook that removes itself": (
         _one_shot_hook, "a hook may remove itself (or another) while they run: loop over a snapshot, "
                         "tuple(hooks.values()), not over the dict that is changing"),
@@ -402,7 +380,7 @@ exercise(
     cases=_step_cases,
     reference=_reference_hook_step,
     observe=_observe_step,
-    hint="first the hooks in node._pre_hooks (if any), in order, each result replacing the gradient; "
+    hint="first the hooks in node._tensor_pre_hooks (if any), in order, each result replacing the gradient; "
          "then, if node._retain_grad_ref gives a tensor, store the final gradient in its _grad: a copy "
          "the first time, a sum afterwards; return the final gradient.",
 )
@@ -483,7 +461,7 @@ _GRAD_SCENARIOS = {
     "z w.r.t. [x, y, y_] (y_ is not a leaf)": (
         lambda impl: _grad_worked_example(impl, "x, y, y_"),
         "an input's gradient is what reaches its Node: a leaf's AccumulateGrad (grad_accumulator(t)), "
-        "a non-leaf's grad_fn; capture those with execute(..., capture=nodes, accumulate=False) and "
+        "a non-leaf's grad_fn; capture those with execute(..., inputs=nodes) and "
         "return them in the order of inputs"),
     "z w.r.t. [y_, x]: the order of inputs": (
         lambda impl: _grad_worked_example(impl, "y_, x"),
@@ -493,7 +471,7 @@ _GRAD_SCENARIOS = {
         "an input may appear twice: each entry is that input's gradient, computed once, not accumulated twice"),
     "x.grad already holds 7: it stays 7": (
         _grad_leaves_grad_alone, "autograd.grad never reads or writes any .grad: the gradients come from "
-                                 "the engine's capture (execute(..., capture=..., accumulate=False))"),
+                                 "the engine's capture (execute(..., inputs=...))"),
     "an unused input": (
         lambda impl: _grad_unused(impl, False),
         "an input whose Node captured nothing was not used: raise RuntimeError (\"The differentiated "
@@ -586,6 +564,5 @@ exercise(
     reference=autograd.grad,
     observe=_observe_grad,
     hint="find the outputs' Nodes (the roots) and each input's Node (grad_fn, or the leaf's AccumulateGrad); "
-         "run execute(roots, root_grads, retain_graph=..., create_graph=..., capture=input_nodes, "
-         "accumulate=False); return the captured gradient of each input, in the order of inputs.",
+         "run execute(roots, root_grads, keep_graph=..., create_graph=..., inputs=input_nodes); return the captured gradient of each input, in the order of inputs.",
 )
