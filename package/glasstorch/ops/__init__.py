@@ -15,6 +15,17 @@ from .pointwise import abs, clamp, cos, exp, log, relu, sigmoid, sign, sin, sqrt
 from .reduction import (all, amax, amin, any, argmax, argmin, log_softmax, max, mean, min, softmax, sum,
                         sum_to_size, var)
 from .shape import cat, concat, concatenate, expand, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze, view
+from .einsum import einsum
+from .indexing import argwhere, masked_select, nonzero
+from .linalg import baddbmm, bmm, cross, ger, outer
+from .pointwise import (acos, arctan2, asin, atan, atan2, ceil, expm1, fix, floor, frac, log1p, log2, log10, round,
+                        rsqrt, square, trunc)
+from .random_ops import bernoulli, multinomial, normal
+from .reduction import cumprod, cumsum, logsumexp, norm, std
+from .scatter_gather import gather, index_add, index_select, scatter, scatter_add, take_along_dim
+from .shape import (chunk, flip, fliplr, flipud, meshgrid, moveaxis, movedim, narrow, repeat_interleave, roll, split,
+                    swapaxes, swapdims, tile, tril, triu, unbind)
+from .sorting import argsort, msort, sort, topk, unique
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp
@@ -22,6 +33,26 @@ negative = neg
 subtract = sub
 multiply = mul
 divide = true_divide = div
+
+arccos, arcsin, arctan = acos, asin, atan
+
+# PyTorch's argument conventions (ops/_arguments.py): numpy's axis=/keepdims= wherever an op has a
+# dim, and out= on the common functions
+import inspect as _inspect  # noqa: E402
+
+from ._arguments import numpy_aliases as _numpy_aliases, takes_dim as _takes_dim, with_out as _with_out  # noqa: E402
+
+for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "sum", "mean", "amax", "amin",
+              "argmax", "argmin", "cat", "stack", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid",
+              "abs", "neg", "clamp", "maximum", "minimum", "var", "std", "logsumexp", "where", "outer", "log2",
+              "log10", "asin", "acos", "atan", "atan2", "ceil", "floor", "round", "trunc", "frac", "sign",
+              "reciprocal", "rsqrt", "index_select", "gather", "masked_select", "flip", "roll", "tril", "triu",
+              "cross", "baddbmm", "einsum", "multinomial", "bernoulli", "cumsum", "cumprod", "softmax", "log_softmax"):
+    if "out" not in _inspect.signature(globals()[_name]).parameters:
+        globals()[_name] = _with_out(globals()[_name])
+for _name, _value in list(globals().items()):
+    if callable(_value) and not _name.startswith("_") and not isinstance(_value, type) and _takes_dim(_value):
+        globals()[_name] = _numpy_aliases(_value)
 
 # What ``from .ops import *`` gives glasstorch's namespace: the ops, not the files they live in
 # (``glasstorch.linalg`` must not be this package's linalg.py: in PyTorch it is torch.linalg).

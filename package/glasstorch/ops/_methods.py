@@ -82,3 +82,69 @@ Tensor.mT = property(shape.mT, doc="The last two dims swapped.")
 Tensor.__floordiv__ = lambda self, other: arithmetic.div(self, other, rounding_mode="floor")
 Tensor.__rfloordiv__ = lambda self, other: arithmetic.div(other, self, rounding_mode="floor")
 Tensor.__mod__ = lambda self, other: self - arithmetic.div(self, other, rounding_mode="floor") * other
+
+
+# --- the Tensor API of issue 14: more methods, in-place twins, numpy's axis=/keepdims= ---------------
+from . import factory_methods, random_ops, scatter_gather, sorting  # noqa: E402
+from ._arguments import numpy_aliases, takes_dim  # noqa: E402
+from .inplace import apply_inplace  # noqa: E402
+
+
+def _inplace_twin(function: Any) -> Any:
+    """``x.sin_()`` from ``sin``: computed out of place, written into x (see ``inplace.apply_inplace``)."""
+    return lambda self, *args, **kwargs: apply_inplace(self, function, *args, **kwargs)
+
+
+_UNARY = {name: getattr(pointwise, name) for name in (
+    "log10", "log2", "log1p", "expm1", "asin", "acos", "atan", "ceil", "floor", "round", "trunc", "frac", "rsqrt",
+    "square")}
+_UNARY.update(arcsin=pointwise.asin, arccos=pointwise.acos, arctan=pointwise.atan, fix=pointwise.trunc)
+
+_TENSOR_API_METHODS = {
+    **_UNARY,
+    "atan2": pointwise.atan2, "arctan2": pointwise.atan2,
+    # reductions and scans
+    "norm": reduction.norm, "std": reduction.std, "logsumexp": reduction.logsumexp, "cumsum": reduction.cumsum,
+    "cumprod": reduction.cumprod,
+    # sorting
+    "sort": sorting.sort, "argsort": sorting.argsort, "msort": sorting.msort, "topk": sorting.topk,
+    "unique": sorting.unique,
+    # indexing, gather and scatter
+    "nonzero": indexing.nonzero, "argwhere": indexing.argwhere, "masked_select": indexing.masked_select,
+    "gather": scatter_gather.gather, "scatter": scatter_gather.scatter, "scatter_": scatter_gather.scatter_,
+    "scatter_add": scatter_gather.scatter_add, "scatter_add_": scatter_gather.scatter_add_,
+    "index_select": scatter_gather.index_select, "index_add": scatter_gather.index_add,
+    "index_add_": scatter_gather.index_add_, "take_along_dim": scatter_gather.take_along_dim,
+    # shapes
+    "repeat": shape.repeat, "tile": shape.tile, "repeat_interleave": shape.repeat_interleave, "chunk": shape.chunk,
+    "split": shape.split, "unbind": shape.unbind, "flip": shape.flip, "fliplr": shape.fliplr,
+    "flipud": shape.flipud, "roll": shape.roll, "tril": shape.tril, "triu": shape.triu, "unfold": shape.unfold,
+    "narrow": shape.narrow, "movedim": shape.movedim, "moveaxis": shape.movedim, "swapaxes": shape.swapaxes,
+    "swapdims": shape.swapaxes, "unsqueeze_": shape.unsqueeze_, "squeeze_": shape.squeeze_,
+    "transpose_": shape.transpose_, "t_": shape.t_,
+    "tril_": _inplace_twin(shape.tril), "triu_": _inplace_twin(shape.triu),
+    # products
+    "bmm": linalg.bmm, "baddbmm": linalg.baddbmm, "outer": linalg.outer, "ger": linalg.outer, "cross": linalg.cross,
+    # random
+    "normal_": random_ops.normal_, "uniform_": random_ops.uniform_, "random_": random_ops.random_,
+    "exponential_": random_ops.exponential_, "bernoulli": random_ops.bernoulli, "bernoulli_": random_ops.bernoulli_,
+    "multinomial": random_ops.multinomial,
+    # new tensors like this one, and its memory layout
+    "new_zeros": factory_methods.new_zeros, "new_ones": factory_methods.new_ones,
+    "new_full": factory_methods.new_full, "new_empty": factory_methods.new_empty,
+    "new_tensor": factory_methods.new_tensor, "stride": factory_methods.stride,
+}
+# the in-place twin of every elementwise function that lacks one
+for _name, _function in {**_UNARY, "sin": pointwise.sin, "cos": pointwise.cos, "tanh": pointwise.tanh,
+                         "sigmoid": pointwise.sigmoid, "log": pointwise.log, "sqrt": pointwise.sqrt,
+                         "abs": pointwise.abs, "sign": pointwise.sign, "reciprocal": arithmetic.reciprocal,
+                         "atan2": pointwise.atan2}.items():
+    if not hasattr(Tensor, _name + "_") and _name + "_" not in _TENSOR_API_METHODS:
+        _TENSOR_API_METHODS[_name + "_"] = _inplace_twin(_function)
+
+for _name, _function in _TENSOR_API_METHODS.items():
+    setattr(Tensor, _name, _function)
+# axis= and keepdims= wherever a method has a dim (x.sum(axis=1, keepdims=True), as in PyTorch)
+for _name in (*_METHODS, *_TENSOR_API_METHODS):
+    if takes_dim(getattr(Tensor, _name)):
+        setattr(Tensor, _name, numpy_aliases(getattr(Tensor, _name)))

@@ -95,9 +95,22 @@ class EinsumBackward0(Node):
         return result if result._data.shape == shape else result.sum_to_size(shape)
 
 
-def einsum(equation: str, *operands: Any) -> Tensor:
+def _from_sublists(args: tuple) -> tuple:
+    """``(a, [0, 1], b, [1, 2], [0, 2])`` as ``('ab,bc->ac', (a, b))``: integer k is the k-th letter."""
+    def letters(sublist: Any) -> str:
+        return "".join("..." if k is Ellipsis else string.ascii_letters[k] for k in sublist)
+
+    pairs = len(args) // 2
+    operands, subscripts = args[0:2 * pairs:2], args[1:2 * pairs:2]
+    output = "->" + letters(args[-1]) if len(args) % 2 else ""
+    return ",".join(letters(s) for s in subscripts) + output, operands
+
+
+def einsum(equation: Any, *operands: Any) -> Tensor:
     """Sum of products over the letters missing from the output: ``einsum('ij,jk->ik', a, b)`` is
     ``a @ b``, ``einsum('ii', a)`` the trace, ``einsum('bi,bj->bij', u, v)`` batched outer products."""
+    if not isinstance(equation, str):  # the sublist form: einsum(a, [0, 1], b, [1, 2], [0, 2])
+        equation, operands = _from_sublists((equation, *operands))
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     subscripts, output = _parse(equation, operands)
