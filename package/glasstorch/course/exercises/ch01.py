@@ -16,16 +16,7 @@ from glasstorch import _creation, dtypes
 from glasstorch.nn import functional
 
 from ..checking import Case, exercise, replaced
-from ..observation import Raised
-
-
-def raised(action: Callable[[], Any]) -> Any:
-    """What ``action()`` returns, or the error it raises as an observation (for cases where an
-    error is the expected outcome, inside a larger observation)."""
-    try:
-        return action()
-    except Exception as error:  # noqa: BLE001 - the error is what we observe
-        return Raised(type(error).__name__, str(error))
+from ._harness import raised
 
 
 def with_default_dtype(default: Any, action: Callable[[], Any]) -> Any:

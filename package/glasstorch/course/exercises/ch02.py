@@ -22,6 +22,7 @@ from glasstorch.ops import _util, arithmetic
 from glasstorch.viz import dag
 
 from ..checking import Case, exercise, replaced
+from ._harness import descend, normal
 
 
 def node_name(node: Node | None) -> str | None:
@@ -323,23 +324,15 @@ def _train_residual(impl: Callable, x: np.ndarray, target: np.ndarray) -> dict:
     """10 SGD steps of out = x @ w + x (a residual connection), with the learner's add as ``+``."""
     w = glasstorch.zeros(3, 3, requires_grad=True)
     inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(target)
-    losses = []
     with replaced(Tensor, "__add__", impl), replaced(Tensor, "__radd__", impl):
-        for _ in range(10):
-            out = inputs.mm(w) + inputs
-            loss = ((out - targets) ** 2).mean()
-            w.grad = None
-            loss.backward()
-            with glasstorch.no_grad():
-                w -= 0.1 * w.grad
-            losses.append(loss.item())
+        losses = descend(w, lambda: ((inputs.mm(w) + inputs - targets) ** 2).mean())
         graph = [node_name(n) for n, _ in (inputs.mm(w) + inputs).grad_fn.next_functions]
     return {"losses": losses, "w": w, "next_functions of (x @ w + x).grad_fn": graph}
 
 
 def _add_cases(rng: np.random.Generator) -> list[Case]:
     def values(*shape: int) -> np.ndarray:
-        return rng.standard_normal(shape).astype(np.float32)
+        return normal(rng, *shape)
 
     x = values(16, 3)
     target = x @ np.array([[0.5, -1.0, 0.0], [1.0, 0.5, 2.0], [0.0, 0.0, -0.5]], np.float32)

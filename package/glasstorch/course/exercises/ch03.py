@@ -19,6 +19,7 @@ from glasstorch.ops.arithmetic import MulBackward0
 from glasstorch.ops.linalg import MmBackward0
 
 from ..checking import Case, exercise, replaced
+from ._harness import descend, normals
 
 # -- shared by both backward exercises ------------------------------------------------------------
 
@@ -54,16 +55,13 @@ def _train(node_class: type, learner_backward: Callable[..., tuple] | None, mode
     w = glasstorch.full((features, 1) if model == "mm" else (features,), 0.1, requires_grad=True)
     # the inputs require grad too, so that the Node saves both operands and asks for both gradients
     inputs, targets = glasstorch.from_numpy(x).requires_grad_(), glasstorch.from_numpy(target)
-    losses = []
+
+    def loss() -> Tensor:
+        prediction = inputs.mm(w).squeeze(1) if model == "mm" else (inputs * w).sum(1)
+        return ((prediction - targets) ** 2).mean()
+
     with replaced(node_class, "backward", _plugged(learner_backward)) if learner_backward else nullcontext():
-        for _ in range(10):
-            prediction = inputs.mm(w).squeeze(1) if model == "mm" else (inputs * w).sum(1)
-            loss = ((prediction - targets) ** 2).mean()
-            w.grad = None
-            loss.backward()
-            with glasstorch.no_grad():
-                w -= 0.1 * w.grad
-            losses.append(loss.item())
+        losses = descend(w, loss)
     return {"losses": losses, "w": w}
 
 
@@ -84,25 +82,21 @@ def _training_case(node_class: type, model: str, reference: Callable[..., tuple]
     )
 
 
-def _arrays(rng: np.random.Generator, *shapes: tuple, dtype: Any = np.float32) -> tuple:
-    return tuple(rng.standard_normal(shape).astype(dtype) for shape in shapes)
-
-
 # -- 03.mul_backward ------------------------------------------------------------------------------
 
 _mul_reference = _reference_backward(lambda a, b: a * b)
 
 def _mul_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        Case("same shapes (2, 3) * (2, 3)", _arrays(rng, (2, 3), (2, 3), (2, 3))),
-        Case("float64 (4,) * (4,)", _arrays(rng, (4,), (4,), (4,), dtype=np.float64)),
-        Case("broadcast (3, 1) * (1, 4)", _arrays(rng, (3, 4), (3, 1), (1, 4)),
+        Case("same shapes (2, 3) * (2, 3)", normals(rng, (2, 3), (2, 3), (2, 3))),
+        Case("float64 (4,) * (4,)", normals(rng, (4,), (4,), (4,), dtype=np.float64)),
+        Case("broadcast (3, 1) * (1, 4)", normals(rng, (3, 4), (3, 1), (1, 4)),
              hint="a has shape (3, 1) but grad has (3, 4): sum grad * b over the dimensions "
                   "broadcasting stretched (axis 1, keepdims) so grad_a gets a's shape."),
-        Case("broadcast (2, 3, 4) * (4,)", _arrays(rng, (2, 3, 4), (2, 3, 4), (4,)),
+        Case("broadcast (2, 3, 4) * (4,)", normals(rng, (2, 3, 4), (2, 3, 4), (4,)),
              hint="b has fewer dimensions than the output: sum over the leading dimensions "
                   "broadcasting added, then over the ones where b had size 1."),
-        Case("a scalar tensor () * (2, 2)", _arrays(rng, (2, 2), (), (2, 2))),
+        Case("a scalar tensor () * (2, 2)", normals(rng, (2, 2), (), (2, 2))),
         _training_case(MulBackward0, "mul", _mul_reference, rng),
     ]
 
@@ -124,12 +118,12 @@ _mm_reference = _reference_backward(lambda a, b: a.mm(b))
 
 def _mm_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        Case("square (3, 3) @ (3, 3)", _arrays(rng, (3, 3), (3, 3), (3, 3))),
-        Case("rectangular (2, 4) @ (4, 5)", _arrays(rng, (2, 5), (2, 4), (4, 5)),
+        Case("square (3, 3) @ (3, 3)", normals(rng, (3, 3), (3, 3), (3, 3))),
+        Case("rectangular (2, 4) @ (4, 5)", normals(rng, (2, 5), (2, 4), (4, 5)),
              hint="with out = a @ b of shape (2, 5): grad_a = grad @ b.T has a's shape (2, 4), "
                   "grad_b = a.T @ grad has b's shape (4, 5). Check the shapes first."),
-        Case("a row times a matrix (1, 3) @ (3, 2)", _arrays(rng, (1, 2), (1, 3), (3, 2))),
-        Case("float64 (5, 2) @ (2, 3)", _arrays(rng, (5, 3), (5, 2), (2, 3), dtype=np.float64)),
+        Case("a row times a matrix (1, 3) @ (3, 2)", normals(rng, (1, 2), (1, 3), (3, 2))),
+        Case("float64 (5, 2) @ (2, 3)", normals(rng, (5, 3), (5, 2), (2, 3), dtype=np.float64)),
         _training_case(MmBackward0, "mm", _mm_reference, rng),
     ]
 

@@ -26,7 +26,7 @@ from glasstorch.autograd.gradcheck import analytical_jacobian
 from glasstorch.utils import hooks as hooks_module
 
 from ..checking import Case, exercise, replaced
-from .ch01 import raised
+from ._harness import fit, raised
 
 
 def worked_example() -> dict:
@@ -336,20 +336,15 @@ def _step_inside_aliasing(impl: Callable) -> dict:
 
 def _step_inside_clipping(impl: Callable, x: np.ndarray, target: np.ndarray) -> dict:
     """Five SGD steps with a clipping hook on each parameter, hooks run by the learner's step."""
-    glasstorch.manual_seed(0)
-    model = glasstorch.nn.Sequential(glasstorch.nn.Linear(3, 4), glasstorch.nn.Tanh(), glasstorch.nn.Linear(4, 1))
-    for p in model.parameters():
-        p.register_hook(lambda grad: grad.clamp(-0.05, 0.05))
-    optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.5)
-    inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(target)
-    losses = []
+    def build() -> glasstorch.nn.Module:
+        model = glasstorch.nn.Sequential(glasstorch.nn.Linear(3, 4), glasstorch.nn.Tanh(), glasstorch.nn.Linear(4, 1))
+        for p in model.parameters():
+            p.register_hook(lambda grad: grad.clamp(-0.05, 0.05))
+        return model
+
     with _hook_step_in_engine(impl):
-        for _ in range(5):
-            optimizer.zero_grad()
-            loss = ((model(inputs) - targets) ** 2).mean()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
+        model, _, losses = fit(build, x, target, steps=5, loss_fn=lambda out, y: ((out - y) ** 2).mean(),
+                               make_optimizer=lambda m: glasstorch.optim.SGD(m.parameters(), lr=0.5))
     largest = max(float(p.grad.abs().max()) for p in model.parameters())
     return {"losses": losses, "largest |grad| of any parameter": largest}
 

@@ -22,6 +22,7 @@ from glasstorch._tensor import Tensor
 from glasstorch.autograd.grad_mode import _GradMode
 
 from ..checking import Case, exercise, replaced
+from ._harness import fit
 
 # -- shared helpers -------------------------------------------------------------------------------
 
@@ -226,22 +227,17 @@ def _recursive_scenario(decorator: Any) -> dict:
             "is_grad_enabled() after the outermost call": glasstorch.is_grad_enabled()}
 
 
+def _squared_error(output: Tensor, target: Tensor) -> Tensor:
+    return ((output - target) ** 2).mean()
+
+
 def _train_and_evaluate(x: np.ndarray, y: np.ndarray) -> dict:
     """Build a Linear (initialised in place under no_grad), train it with SGD (whose step runs
     under no_grad) and evaluate it under torch.no_grad()."""
-    glasstorch.manual_seed(0)
-    model = nn.Linear(3, 1)
-    optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.1)
-    inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(y)
-    losses = []
-    for _ in range(6):
-        loss = ((model(inputs) - targets) ** 2).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
+    model, _, losses = fit(lambda: nn.Linear(3, 1), x, y, steps=6, loss_fn=_squared_error,
+                           make_optimizer=lambda m: glasstorch.optim.SGD(m.parameters(), lr=0.1))
     with glasstorch.no_grad():
-        evaluation = model(inputs)
+        evaluation = model(glasstorch.from_numpy(x))
     return {"losses": losses, "weight": model.weight, "weight.is_leaf": model.weight.is_leaf,
             "evaluation output": _record(evaluation),
             "is_grad_enabled() at the end": glasstorch.is_grad_enabled()}

@@ -19,9 +19,9 @@ import numpy as np
 import glasstorch
 import glasstorch.nn.functional as F
 from glasstorch import nn
-from glasstorch.course.observation import Raised
 
-from ..checking import Case, _first_line, exercise, replaced
+from ..checking import Case, exercise, replaced
+from ._harness import attempt, fit, result_of
 
 # -- shared with chapter 07: a small classifier with every kind of registered thing ---------------
 
@@ -62,25 +62,11 @@ def classification_data(rng: np.random.Generator, n: int = 8) -> tuple[np.ndarra
     return rng.standard_normal((n, 4, 4)).astype(np.float32), rng.integers(0, 3, n).astype(np.int64)
 
 
-def train(model: nn.Module, x: np.ndarray, labels: np.ndarray, steps: int = 4, lr: float = 0.1) -> list[float]:
-    """A few steps of SGD on the cross-entropy; the losses."""
-    optimizer = glasstorch.optim.SGD(model.parameters(), lr=lr)
-    inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(labels)
-    losses = []
-    for _ in range(steps):
-        loss = F.cross_entropy(model(inputs), targets)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return losses
-
-
 def trained_classifier_facts(x: np.ndarray, labels: np.ndarray) -> dict:
-    """Build the Classifier, train it, and report what its walks and its state_dict see."""
-    glasstorch.manual_seed(0)
-    model = Classifier()
-    losses = train(model, x, labels)
+    """Build the Classifier, train it (4 steps of SGD on the cross-entropy), and report what its
+    walks and its state_dict see."""
+    model, _, losses = fit(Classifier, x, labels, steps=4, loss_fn=F.cross_entropy,
+                           make_optimizer=lambda m: glasstorch.optim.SGD(m.parameters(), lr=0.1))
     model.eval()
     return {"named_parameters": [name for name, _ in model.named_parameters()],
             "named_buffers": [name for name, _ in model.named_buffers()],
@@ -90,22 +76,6 @@ def trained_classifier_facts(x: np.ndarray, labels: np.ndarray) -> dict:
 
 
 # -- helpers --------------------------------------------------------------------------------------
-
-def result_of(action: Callable[[], Any]) -> Any:
-    """What ``action()`` returns, or the error it raises: several attempts can be observed in one case."""
-    try:
-        return action()
-    except NotImplementedError:
-        raise  # the learner's stub: the whole case is "not written yet"
-    except Exception as error:  # noqa: BLE001 - the error is the observation
-        return Raised(type(error).__name__, _first_line(str(error)))
-
-
-def attempt(action: Callable[[], Any]) -> Any:
-    """``"ok"``, or the error ``action`` raised (for actions that return nothing, like assignments)."""
-    result = result_of(action)
-    return result if isinstance(result, Raised) else "ok"
-
 
 def where(module: nn.Module, name: str) -> str:
     """Which of the module's dictionaries holds ``name`` (the chapter's helper)."""

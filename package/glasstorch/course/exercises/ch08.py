@@ -18,18 +18,10 @@ import numpy as np
 import glasstorch
 from glasstorch import nn
 
-from ..checking import Case, exercise, replaced
+from ..checking import Case, exercise
+from ._harness import plugged, plugged_cases, random_seed, seeded
 
 # -- shared with chapters 09 and 10 ---------------------------------------------------------------
-
-
-def plugged(owner: Any, name: str, observe: Callable[..., Any]) -> Callable[..., Any]:
-    """An ``observe`` that runs with the implementation under test installed as ``owner.name``
-    (the reference is the package's own method, so installing it changes nothing)."""
-    def run(impl: Callable[..., Any], *inputs: Any) -> Any:
-        with replaced(owner, name, impl):
-            return observe(impl, *inputs)
-    return run
 
 
 def module_names(model: nn.Module) -> dict:
@@ -62,19 +54,8 @@ def dtypes_of(model: nn.Module) -> dict:
     return found
 
 
-def seeded(seed: int, build: Callable[[], nn.Module]) -> nn.Module:
-    """``build()`` with the random generator seeded: the same initial weights for the learner's
-    run and the reference's."""
-    glasstorch.manual_seed(seed)
-    return build()
-
-
 def _nested() -> nn.Module:
     return nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Sequential(nn.Dropout(0.5), nn.Linear(3, 1)))
-
-
-def _seed(rng: np.random.Generator) -> int:
-    return int(rng.integers(0, 10_000))
 
 
 # -- 08.apply -------------------------------------------------------------------------------------
@@ -123,7 +104,7 @@ def _apply_fn_cases(rng: np.random.Generator) -> list[Case]:
                      hint="a module reachable through two parents is visited once through each: "
                           "apply recurses through children() at every level and keeps no memo "
                           "across the tree (modules() would skip the repeat).")
-    cases.append(Case("inside glasstorch: model.apply(init_linear) initialises every Linear", (_seed(rng),),
+    cases.append(Case("inside glasstorch: model.apply(init_linear) initialises every Linear", (random_seed(rng),),
                       observe=plugged(nn.Module, "apply", _observe_init),
                       hint="every Linear of the tree, nested ones included, must be handed to fn."))
     return cases
@@ -245,23 +226,22 @@ _IDENTITY_HINT = ("keep each Parameter (and its .grad) the same Python object: s
 
 
 def _convert_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "_apply", observe), hint=hint)
+    case = plugged_cases(nn.Module, "_apply")
 
-    seed = _seed(rng)
+    seed = random_seed(rng)
     return [
         case("the order: Linear then BatchNorm1d, each parameter followed by its .grad, then the buffers",
              _observe_apply_visits, seed, "linear-batchnorm", hint=_ORDER_HINT),
         case("the order: a module with a parameter of its own (scale) and a child (inner)",
              _observe_apply_visits, seed, "scaled", hint=_ORDER_HINT),
         case("model.double(): dtypes and identities", _observe_conversion, seed, "double", hint=_IDENTITY_HINT),
-        case("model.half(): the values are really rounded", _observe_conversion, _seed(rng), "half",
+        case("model.half(): the values are really rounded", _observe_conversion, random_seed(rng), "half",
              hint=_IDENTITY_HINT),
-        case("model.to(torch.float64)", _observe_conversion, _seed(rng), "to(torch.float64)", hint=_IDENTITY_HINT),
-        case("recurse=False converts only the module's own tensors", _observe_recurse_false, _seed(rng),
+        case("model.to(torch.float64)", _observe_conversion, random_seed(rng), "to(torch.float64)", hint=_IDENTITY_HINT),
+        case("recurse=False converts only the module's own tensors", _observe_recurse_false, random_seed(rng),
              hint="with recurse=False, skip the loop over the children."),
         case("None entries: a Linear without bias, a BatchNorm without running stats, no .grad yet",
-             _observe_none_entries, _seed(rng),
+             _observe_none_entries, random_seed(rng),
              hint="a parameter, a buffer or a .grad may be None: skip it (fn expects a tensor)."),
         case("inside glasstorch: an optimizer built before .double() still trains the model",
              _observe_optimizer, rng.standard_normal((4, 2)).astype(np.float32), hint=_IDENTITY_HINT),
@@ -340,8 +320,7 @@ def _observe_override(train: Callable, seed: int) -> dict:
 
 
 def _train_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "train", observe), hint=hint)
+    case = plugged_cases(nn.Module, "train")
 
     check_hint = ("check the argument first: `if not isinstance(mode, bool): raise ValueError(\"training "
                   "mode is expected to be boolean\")`. A string like \"False\" is truthy, and 0 == False "
@@ -356,9 +335,9 @@ def _train_cases(rng: np.random.Generator) -> list[Case]:
         case("train(0) is refused", _observe_bad_mode, 0, hint=check_hint),
         case("train(None) is refused", _observe_bad_mode, None, hint=check_hint),
         case("inside glasstorch: Dropout and BatchNorm follow model.eval() and model.train()", _observe_layers,
-             _seed(rng), rng.standard_normal((6, 3)).astype(np.float32),
+             random_seed(rng), rng.standard_normal((6, 3)).astype(np.float32),
              hint="every module of the tree must get the flag, the Dropout nested two levels down too."),
-        case("a child that overrides train() to stay in evaluation mode", _observe_override, _seed(rng),
+        case("a child that overrides train() to stay in evaluation mode", _observe_override, random_seed(rng),
              hint="recurse by *calling* `module.train(mode)` on each child: a subclass may override "
                   "train(), and setting `m.training` directly would bypass it."),
     ]

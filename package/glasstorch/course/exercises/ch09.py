@@ -22,7 +22,8 @@ from glasstorch import nn
 from glasstorch.utils import hooks as hooks_py
 
 from ..checking import Case, exercise, replaced
-from .ch08 import module_names, plugged, seeded
+from ._harness import plugged_cases, random_seed, seeded
+from .ch08 import module_names
 
 module_py = importlib.import_module("glasstorch.nn.modules.module")  # where Module makes its handles
 
@@ -74,10 +75,6 @@ def _logger(log: list, label: str, result: Any = None) -> Callable[..., Any]:
         log.append([label, *received])
         return result
     return hook
-
-
-def _seed(rng: np.random.Generator) -> int:
-    return int(rng.integers(0, 10_000))
 
 
 # -- 09._call_impl --------------------------------------------------------------------------------
@@ -175,12 +172,11 @@ def _observe_mlp_training(call: Callable, seed: int, x: np.ndarray, target: np.n
 
 
 def _call_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "__call__", observe), hint=hint)
+    case = plugged_cases(nn.Module, "__call__")
 
     x2 = rng.standard_normal(2).astype(np.float32)
     return [
-        case("no hooks: model(x) is forward(x)", _observe_no_hooks, _seed(rng),
+        case("no hooks: model(x) is forward(x)", _observe_no_hooks, random_seed(rng),
              rng.standard_normal((3, 4)).astype(np.float32),
              hint="without hooks, return self.forward(*args, **kwargs)."),
         case("pre-hooks: a tuple replaces the args, a single value is wrapped, None changes nothing",
@@ -210,7 +206,7 @@ def _call_cases(rng: np.random.Generator) -> list[Case]:
              hint="the model's pre-hook fires first, then each child's pair as forward calls it, and the "
                   "model's forward hook last, when its forward has returned."),
         case("inside glasstorch: an MLP trains while forward hooks collect its activations",
-             _observe_mlp_training, _seed(rng), rng.standard_normal((5, 4)).astype(np.float32),
+             _observe_mlp_training, random_seed(rng), rng.standard_normal((5, 4)).astype(np.float32),
              rng.standard_normal((5, 3)).astype(np.float32)),
     ]
 
@@ -307,8 +303,7 @@ _FLAGS_HINT = ("remove() must also delete the hook's id from the companion dicti
 
 
 def _register_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "register_forward_hook", observe), hint=hint)
+    case = plugged_cases(nn.Module, "register_forward_hook")
 
     x2 = rng.standard_normal(2).astype(np.float32)
     return [
@@ -329,7 +324,7 @@ def _register_cases(rng: np.random.Generator) -> list[Case]:
              hint="always_call=True: self._forward_hooks_always_called[handle.id] = True."),
         case("remove() forgets the hook and its options", _observe_register_forgets, hint=_FLAGS_HINT),
         case("inside glasstorch: record an MLP's activations, the handles as context managers",
-             _observe_register_mlp, _seed(rng), rng.standard_normal((3, 4)).astype(np.float32)),
+             _observe_register_mlp, random_seed(rng), rng.standard_normal((3, 4)).astype(np.float32)),
     ]
 
 

@@ -22,7 +22,8 @@ import glasstorch.nn.functional as F
 from glasstorch import nn
 
 from ..checking import Case, exercise
-from .ch08 import module_names, plugged, seeded
+from ._harness import plugged_cases, random_seed, seeded
+from .ch08 import module_names
 
 # -- the chapter's network and what to observe of a state dict ------------------------------------
 
@@ -87,10 +88,6 @@ def _metadata(state_dict: Any) -> Any:
     return "no _metadata attribute" if metadata is None else {key: dict(value) for key, value in metadata.items()}
 
 
-def _seed(rng: np.random.Generator) -> int:
-    return int(rng.integers(0, 10_000))
-
-
 # -- 10._save_to_state_dict -----------------------------------------------------------------------
 
 def _observe_save_linear(save: Callable, seed: int, keep_vars: bool) -> dict:
@@ -126,32 +123,31 @@ def _observe_save_inside(save: Callable, seed: int) -> dict:
 
 
 def _save_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "_save_to_state_dict", observe), hint=hint)
+    case = plugged_cases(nn.Module, "_save_to_state_dict")
 
     return [
         case("a Linear under prefix 'fc.': detached tensors over the layer's memory", _observe_save_linear,
-             _seed(rng), False,
+             random_seed(rng), False,
              hint="store param.detach(): a new tensor without history that shares the parameter's memory "
                   "(not a copy: clone() would break the chapter's 'state_dict is a view' rule)."),
-        case("keep_vars=True: the Parameters themselves", _observe_save_linear, _seed(rng), True,
+        case("keep_vars=True: the Parameters themselves", _observe_save_linear, random_seed(rng), True,
              hint="with keep_vars=True, store the parameter (or buffer) itself, not param.detach()."),
         case("a BatchNorm1d under 'features.1.': parameters first, then buffers", _observe_save_module,
-             _seed(rng), "BatchNorm1d", "features.1.",
+             random_seed(rng), "BatchNorm1d", "features.1.",
              hint="each key is prefix + name; first the loop over self._parameters, then the one over "
                   "self._buffers."),
-        case("a non-persistent buffer is left out", _observe_save_module, _seed(rng), "buffers", "m.",
+        case("a non-persistent buffer is left out", _observe_save_module, random_seed(rng), "buffers", "m.",
              hint="skip the buffers whose name is in self._non_persistent_buffers_set."),
         case("None entries are skipped: a child slot and a bias set to None", _observe_save_module,
-             _seed(rng), "gap", "", hint="skip parameters and buffers that are None."),
-        case("None buffers: a BatchNorm without running statistics", _observe_save_module, _seed(rng),
+             random_seed(rng), "gap", "", hint="skip parameters and buffers that are None."),
+        case("None buffers: a BatchNorm without running statistics", _observe_save_module, random_seed(rng),
              "no running stats", "bn."),
-        case("only the module's own tensors, not its children's", _observe_save_module, _seed(rng),
+        case("only the module's own tensors, not its children's", _observe_save_module, random_seed(rng),
              "Sequential", "",
              hint="_save_to_state_dict writes this module's own _parameters and _buffers only; "
                   "state_dict() calls it again for every child, with a longer prefix."),
         case("inside glasstorch: net.state_dict() with your _save_to_state_dict at every level",
-             _observe_save_inside, _seed(rng)),
+             _observe_save_inside, random_seed(rng)),
     ]
 
 
@@ -215,32 +211,31 @@ def _observe_file_round_trip(state_dict: Callable, seed: int) -> dict:
 
 
 def _state_dict_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "state_dict", observe), hint=hint)
+    case = plugged_cases(nn.Module, "state_dict")
 
     return [
-        case("the chapter's Net: every entry, in order, and _metadata", _observe_state_dict, _seed(rng),
+        case("the chapter's Net: every entry, in order, and _metadata", _observe_state_dict, random_seed(rng),
              "the chapter's Net",
              hint="self._save_to_state_dict(destination, prefix, keep_vars) writes this module's own "
                   "entries; then call module.state_dict(destination=destination, prefix=prefix + name + '.', "
                   "keep_vars=keep_vars) for each child in self._modules, in order."),
-        case("a module used twice is saved under both names", _observe_state_dict, _seed(rng),
+        case("a module used twice is saved under both names", _observe_state_dict, random_seed(rng),
              "a Linear shared by two positions",
              hint="go through self._modules.items(), not named_children() or named_parameters(): those "
                   "skip repeats, and state_dict must not (load_state_dict asks each position for its keys)."),
-        case("a child slot set to None", _observe_state_dict, _seed(rng), "a child slot set to None",
+        case("a child slot set to None", _observe_state_dict, random_seed(rng), "a child slot set to None",
              hint="skip a child that is None."),
-        case("one module without children: a BatchNorm1d (version 2)", _observe_state_dict, _seed(rng),
+        case("one module without children: a BatchNorm1d (version 2)", _observe_state_dict, random_seed(rng),
              "a single BatchNorm1d",
              hint="when destination is None, make an OrderedDict and give it an attribute _metadata = "
                   "OrderedDict(); each call records destination._metadata[prefix[:-1]] = "
                   "{'version': self._version}."),
-        case("keep_vars is passed down to every module", _observe_keep_vars, _seed(rng),
+        case("keep_vars is passed down to every module", _observe_keep_vars, random_seed(rng),
              hint="pass keep_vars on to every child's state_dict and to _save_to_state_dict."),
-        case("a plain dict as destination, with prefix 'model.'", _observe_destination, _seed(rng),
+        case("a plain dict as destination, with prefix 'model.'", _observe_destination, random_seed(rng),
              hint="write into the destination you are given and return it; record the version only "
                   "if the destination has a _metadata attribute (a plain dict has none)."),
-        case("inside glasstorch: save to a file, load into a fresh Net", _observe_file_round_trip, _seed(rng)),
+        case("inside glasstorch: save to a file, load into a fresh Net", _observe_file_round_trip, random_seed(rng)),
     ]
 
 
@@ -317,8 +312,7 @@ def _observe_load_direct(load: Callable, seed: int) -> dict:
 
 
 def _load_from_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "_load_from_state_dict", observe), hint=hint)
+    case = plugged_cases(nn.Module, "_load_from_state_dict")
 
     unexpected_hint = ("look at every key of state_dict that starts with prefix: the rest of the key, "
                        "split once at '.', is either one name (it must be one of this module's own "
@@ -326,28 +320,28 @@ def _load_from_cases(rng: np.random.Generator) -> list[Case]:
                        "self._modules); otherwise the key is unexpected.")
     return [
         case("called by hand on a Linear under 'fc.': one missing, two unexpected, one ignored",
-             _observe_load_direct, _seed(rng), hint=unexpected_hint),
+             _observe_load_direct, random_seed(rng), hint=unexpected_hint),
         case("a matching checkpoint: every value copied into the same Parameters", _observe_load,
-             _seed(rng), "Net", "as saved", True,
+             random_seed(rng), "Net", "as saved", True,
              hint="copy each value in place with param.copy_(input_param) under torch.no_grad(): the "
                   "Parameters must stay the same objects (an optimizer holds them). Only persistent "
                   "buffers are expected in a checkpoint."),
-        case("strict: a renamed head gives missing and unexpected keys", _observe_load, _seed(rng),
+        case("strict: a renamed head gives missing and unexpected keys", _observe_load, random_seed(rng),
              "Net with the head renamed", "as saved", True,
              hint="a key prefix + name that is not in state_dict goes into missing_keys (when strict)."),
-        case("strict=False: the same keys, returned instead of raised", _observe_load, _seed(rng),
+        case("strict=False: the same keys, returned instead of raised", _observe_load, random_seed(rng),
              "Net with the head renamed", "as saved", False),
-        case("a checkpoint without fc.bias", _observe_load, _seed(rng), "Net", "without fc.bias", True),
+        case("a checkpoint without fc.bias", _observe_load, random_seed(rng), "Net", "without fc.bias", True),
         case("unexpected keys under a child, under a missing child, and at the root", _observe_load,
-             _seed(rng), "Net", "with extra keys", True, hint=unexpected_hint),
+             random_seed(rng), "Net", "with extra keys", True, hint=unexpected_hint),
         case("shape mismatches (hidden=5): reported, and everything else still loaded", _observe_load,
-             _seed(rng), "Net(hidden=5)", "as saved", True,
+             random_seed(rng), "Net(hidden=5)", "as saved", True,
              hint="compare input_param.shape with param.shape before copying; on a mismatch append "
                   "f'size mismatch for {key}: copying a param with shape {input_param.shape} from "
                   "checkpoint, the shape in current model is {param.shape}.' to error_msgs and go on "
                   "with the next entry (do not raise: load_state_dict reports all errors at the end)."),
         case("an old BatchNorm checkpoint (version 1): BatchNorm's own _load_from_state_dict fills in "
-             "num_batches_tracked, then calls yours", _observe_old_batchnorm, _seed(rng), 1),
+             "num_batches_tracked, then calls yours", _observe_old_batchnorm, random_seed(rng), 1),
     ]
 
 
@@ -408,8 +402,7 @@ def _observe_transfer(load: Callable, seed: int) -> dict:
 
 
 def _load_cases(rng: np.random.Generator) -> list[Case]:
-    def case(name: str, observe: Callable, *inputs: Any, hint: str | None = None) -> Case:
-        return Case(name, inputs, observe=plugged(nn.Module, "load_state_dict", observe), hint=hint)
+    case = plugged_cases(nn.Module, "load_state_dict")
 
     message_hint = ("collect everything first, raise once at the end: with strict=True put "
                     "'Unexpected key(s) in state_dict: \"a\", \"b\". ' and then 'Missing key(s) in "
@@ -418,38 +411,38 @@ def _load_cases(rng: np.random.Generator) -> list[Case]:
                     "Net:\\n\\t' + '\\n\\t'.join(error_msgs)), with the class name from "
                     "self.__class__.__name__.")
     return [
-        case("a matching checkpoint: _IncompatibleKeys with two empty lists", _observe_load, _seed(rng),
+        case("a matching checkpoint: _IncompatibleKeys with two empty lists", _observe_load, random_seed(rng),
              "Net", "as saved", True,
              hint="return _IncompatibleKeys(missing_keys, unexpected_keys): its repr is "
                   "<All keys matched successfully> when both lists are empty."),
         case("strict=True: one RuntimeError lists the missing and the unexpected keys", _observe_load,
-             _seed(rng), "Net with the head renamed", "as saved", True, hint=message_hint),
-        case("strict=False: the lists are returned", _observe_load, _seed(rng), "Net with the head renamed",
+             random_seed(rng), "Net with the head renamed", "as saved", True, hint=message_hint),
+        case("strict=False: the lists are returned", _observe_load, random_seed(rng), "Net with the head renamed",
              "as saved", False,
              hint="with strict=False, missing and unexpected keys are not errors: return them."),
-        case("strict=True with extra keys at three levels", _observe_load, _seed(rng), "Net",
+        case("strict=True with extra keys at three levels", _observe_load, random_seed(rng), "Net",
              "with extra keys", True, hint=message_hint),
-        case("a size mismatch is an error even with strict=False", _observe_load, _seed(rng), "Net(hidden=5)",
+        case("a size mismatch is an error even with strict=False", _observe_load, random_seed(rng), "Net(hidden=5)",
              "as saved", False,
              hint="strict only decides about missing and unexpected keys; the other error_msgs (size "
                   "mismatches) always raise."),
         case("each module is handed its own subtree's entries and its own version", _observe_handed,
-             _seed(rng),
+             random_seed(rng),
              hint="for each child, recurse with prefix + name + '.' and only the entries whose key starts "
                   "with that prefix; hand each module its own entry of _metadata (metadata.get(prefix[:-1], "
                   "{})) as local_metadata."),
         case("a load pre-hook renames keys: your caller's dictionary is not changed", _observe_renaming_hook,
-             _seed(rng),
+             random_seed(rng),
              hint="work on a copy, OrderedDict(state_dict), and give the copy the original's _metadata: "
                   "pre-hooks may edit what they are handed, the caller's dictionary must stay as it was."),
         case("_metadata decides: a version-2 BatchNorm checkpoint without num_batches_tracked",
-             _observe_old_batchnorm, _seed(rng), 2,
+             _observe_old_batchnorm, random_seed(rng), 2,
              hint="read metadata = getattr(state_dict, '_metadata', None) and hand every module its entry: "
                   "without its version, BatchNorm takes the checkpoint for an old one (version 1) and "
                   "forgives the missing key."),
-        case("the same checkpoint as version 1 loads", _observe_old_batchnorm, _seed(rng), 1),
+        case("the same checkpoint as version 1 loads", _observe_old_batchnorm, random_seed(rng), 1),
         case("inside glasstorch: a pretrained backbone into net.features, and into net with a prefix",
-             _observe_transfer, _seed(rng)),
+             _observe_transfer, random_seed(rng)),
     ]
 
 
@@ -534,10 +527,10 @@ def _resume_cases(rng: np.random.Generator) -> list[Case]:
         return x, (np.sin(2 * x) + 0.1 * rng.standard_normal((32, 1))).astype(np.float32)
 
     return [
-        Case("SGD with momentum, stopped after 3 of 6 epochs", ("SGD", _seed(rng), 3, *data())),
-        Case("Adam, stopped after 2 of 6 epochs", ("Adam", _seed(rng), 2, *data())),
+        Case("SGD with momentum, stopped after 3 of 6 epochs", ("SGD", random_seed(rng), 3, *data())),
+        Case("Adam, stopped after 2 of 6 epochs", ("Adam", random_seed(rng), 2, *data())),
         Case("SGD, a model with BatchNorm (running statistics are state too), stopped after 4",
-             ("SGD, with BatchNorm", _seed(rng), 4, *data())),
+             ("SGD, with BatchNorm", random_seed(rng), 4, *data())),
     ]
 
 

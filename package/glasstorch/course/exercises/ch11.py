@@ -23,34 +23,7 @@ from glasstorch import nn
 from glasstorch._tensor import Tensor
 
 from ..checking import Case, exercise, replaced
-
-# -- shared with chapters 12 and 13: a few seeded training steps ---------------------------------
-
-
-def fit(build: Callable[[], nn.Module], x: np.ndarray, y: np.ndarray, *, steps: int = 5,
-        make_optimizer: Callable[[nn.Module], Any] | None = None,
-        loss_fn: Callable[[Tensor, Tensor], Tensor] = F.mse_loss, set_to_none: bool = True) -> tuple:
-    """Seed glasstorch, build a model and train it for ``steps`` full-batch steps on (x, y).
-
-    Returns (model, optimizer, losses). Everything random (the initial weights, dropout masks)
-    comes from the seed, so two runs differ only by the code plugged into the package."""
-    glasstorch.manual_seed(0)
-    model = build()
-    optimizer = (make_optimizer or (lambda m: glasstorch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9)))(model)
-    inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(y)
-    losses = []
-    for _ in range(steps):
-        optimizer.zero_grad(set_to_none=set_to_none)
-        loss = loss_fn(model(inputs), targets)
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return model, optimizer, losses
-
-
-def _normal(rng: np.random.Generator, *shape: int, dtype: Any = np.float32) -> np.ndarray:
-    return rng.standard_normal(shape).astype(dtype)
-
+from ._harness import fit, normal
 
 # -- 11.conv2d_forward ----------------------------------------------------------------------------
 
@@ -98,8 +71,8 @@ def _train_conv(impl: Callable[..., np.ndarray], x: np.ndarray, y: np.ndarray) -
 def _conv_case(name: str, rng: np.random.Generator, x_shape: tuple, w_shape: tuple, *, bias: bool = True,
                stride: tuple = (1, 1), padding: tuple = (0, 0), dilation: tuple = (1, 1), groups: int = 1,
                dtype: Any = np.float32, hint: str | None = None) -> Case:
-    b = _normal(rng, w_shape[0], dtype=dtype) if bias else None
-    inputs = (_normal(rng, *x_shape, dtype=dtype), _normal(rng, *w_shape, dtype=dtype), b, stride, padding,
+    b = normal(rng, w_shape[0], dtype=dtype) if bias else None
+    inputs = (normal(rng, *x_shape, dtype=dtype), normal(rng, *w_shape, dtype=dtype), b, stride, padding,
               dilation, groups)
     return Case(name, inputs, hint=hint)
 
@@ -213,33 +186,33 @@ def _train_pool(impl: Callable[..., tuple], x: np.ndarray, y: np.ndarray) -> dic
 
 def _pool_cases(rng: np.random.Generator) -> list[Case]:
     grid = rng.permutation(25).reshape(1, 1, 5, 5).astype(np.float32)
-    negative = -np.abs(_normal(rng, 2, 2, 5, 6))
-    relu = np.maximum(_normal(rng, 1, 3, 6, 6), 0)
+    negative = -np.abs(normal(rng, 2, 2, 5, 6))
+    relu = np.maximum(normal(rng, 1, 3, 6, 6), 0)
     relu[0, 0, :2, :2] = 0  # a whole window of zeros
     return [
         Case("2x2 windows, stride 2 (section 5's grid)", (grid, (2, 2), (2, 2), (0, 0), False),
              hint="indices are positions in the input's H x W plane, row * W + column, not positions "
                   "inside the window."),
-        Case("3x3 windows, stride 1: the windows overlap", (_normal(rng, 2, 3, 6, 6, dtype=np.float64), (3, 3),
+        Case("3x3 windows, stride 1: the windows overlap", (normal(rng, 2, 3, 6, 6, dtype=np.float64), (3, 3),
                                                              (1, 1), (0, 0), False)),
-        Case("a (2, 3) kernel with stride (2, 1)", (_normal(rng, 1, 2, 7, 6), (2, 3), (2, 1), (0, 0), False)),
+        Case("a (2, 3) kernel with stride (2, 1)", (normal(rng, 1, 2, 7, 6), (2, 3), (2, 1), (0, 0), False)),
         Case("padding 1 around negative inputs: the padding is -inf", (negative, (3, 3), (2, 2), (1, 1), False),
              hint="pad with -inf, not 0: a zero in the padding would beat every negative input. And the "
                   "indices count positions of the unpadded input: subtract the padding."),
-        Case("ceil_mode=True: the last, partial window is kept", (_normal(rng, 1, 2, 5, 5), (2, 2), (2, 2),
+        Case("ceil_mode=True: the last, partial window is kept", (normal(rng, 1, 2, 5, 5), (2, 2), (2, 2),
                                                                   (0, 0), True),
              hint="with ceil_mode the output size rounds up: ceil((H + 2p - k) / s) + 1, and the "
                   "windows that hang over the right or bottom edge see only the inside of the image "
                   "(pad there with -inf as far as the last window reaches)."),
         Case("ceil_mode with padding: no window may start in the right padding",
-             (_normal(rng, 1, 1, 5, 5), (3, 3), (3, 3), (1, 1), True),
+             (normal(rng, 1, 1, 5, 5), (3, 3), (3, 3), (1, 1), True),
              hint="PyTorch drops a last window that would start in the right padding: if "
                   "(out - 1) * stride >= H + padding, the output has one window fewer."),
         Case("ties after a ReLU: the first maximum (in row-major order) wins", (relu, (2, 2), (2, 2), (0, 0), False),
              hint="when several values in a window are equal, the index is the first one in row-major "
                   "order (np.argmax picks the first)."),
         Case("inside glasstorch: MaxPool2d and F.max_pool2d in a network, 5 training steps",
-             (_normal(rng, 6, 1, 8, 8), _normal(rng, 6, 1)),
+             (normal(rng, 6, 1, 8, 8), normal(rng, 6, 1)),
              observe=lambda impl, xx, yy: _train_pool(impl, xx, yy),
              hint="the backward sends each output gradient to the position your indices name: check "
                   "them (and their dtype, int64) on the cases above."),
@@ -292,10 +265,10 @@ def _observe_batch_norm(impl: Callable[..., Tensor], x: np.ndarray, running_mean
 def _bn_inputs(rng: np.random.Generator, shape: tuple, *, running: bool = True, affine: bool = True,
                training: bool = True, momentum: float = 0.1, eps: float = 1e-5) -> tuple:
     c = shape[1]
-    x = (_normal(rng, *shape) * 2 + 1).astype(np.float32)
-    stats = (_normal(rng, c), (rng.uniform(0.5, 2.0, c)).astype(np.float32)) if running else (None, None)
-    params = (rng.uniform(0.5, 1.5, c).astype(np.float32), _normal(rng, c)) if affine else (None, None)
-    return (x, *stats, *params, training, momentum, eps, _normal(rng, *shape))
+    x = (normal(rng, *shape) * 2 + 1).astype(np.float32)
+    stats = (normal(rng, c), (rng.uniform(0.5, 2.0, c)).astype(np.float32)) if running else (None, None)
+    params = (rng.uniform(0.5, 1.5, c).astype(np.float32), normal(rng, c)) if affine else (None, None)
+    return (x, *stats, *params, training, momentum, eps, normal(rng, *shape))
 
 
 class _NormNet(nn.Module):
@@ -347,7 +320,7 @@ def _bn_cases(rng: np.random.Generator) -> list[Case]:
              hint="with a single value per channel the variance is undefined: PyTorch raises "
                   "ValueError('Expected more than 1 value per channel when training, ...')."),
         Case("inside glasstorch: BatchNorm2d and BatchNorm1d(momentum=None) train 4 steps, then eval()",
-             (_normal(rng, 8, 1, 4, 4), _normal(rng, 8, 1), _normal(rng, 3, 1, 4, 4)),
+             (normal(rng, 8, 1, 4, 4), normal(rng, 8, 1), normal(rng, 3, 1, 4, 4)),
              observe=lambda impl, xx, yy, tt: _train_norm(impl, xx, yy, tt),
              hint="the cases above pass but the network does not: the running statistics must be "
                   "updated in place and under torch.no_grad(), so that they never require grad."),

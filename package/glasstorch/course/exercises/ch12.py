@@ -24,7 +24,7 @@ from glasstorch._tensor import Tensor
 from glasstorch.optim.lr_scheduler import CosineAnnealingLR
 
 from ..checking import Case, exercise, replaced
-from .ch11 import fit
+from ._harness import fit, tensors
 
 # the package's own update rules, kept before any replacement
 _SGD_RULE = sgd_module._single_tensor_sgd
@@ -32,10 +32,6 @@ _ADAM_RULE = adam_module._single_tensor_adam
 
 
 # -- shared by both update rules ------------------------------------------------------------------
-
-def _tensors(arrays: list) -> list:
-    return [glasstorch.from_numpy(a) for a in arrays]
-
 
 def _snapshot(tensors: list) -> list:
     """Copies of the values now (None stays None): later in-place updates must not change them."""
@@ -89,7 +85,7 @@ def _observe_sgd(impl: Callable[..., None], params: list, grads_per_step: list, 
     buffers: list = [None] * len(params)
     observed: dict = {}
     for step, grads in enumerate(grads_per_step, start=1):
-        grads = _tensors(grads)
+        grads = tensors(grads)
         with glasstorch.no_grad():
             impl(params, grads, buffers, **options)
         observed[f"params after step {step}"] = _snapshot(params)
@@ -181,7 +177,7 @@ def _observe_adam(impl: Callable[..., None], params: list, grads_per_step: list,
     steps = [glasstorch.tensor(0.0) for _ in params]
     observed: dict = {}
     for step, grads in enumerate(grads_per_step, start=1):
-        grads = _tensors(grads)
+        grads = tensors(grads)
         with glasstorch.no_grad():
             impl(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, **options)
         observed[f"params after step {step}"] = _snapshot(params)

@@ -27,7 +27,7 @@ from glasstorch._tensor import Tensor
 from glasstorch.utils.data import DataLoader, TensorDataset
 
 from ..checking import Case, exercise, replaced
-from .ch11 import fit
+from ._harness import fit
 
 # -- the data and the models ----------------------------------------------------------------------
 
