@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from .._typename import scalar_type_name
+from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, broadcast_error, promoted, compute_requires_grad, reduce_grad_to, shape_of
 from .shape import unsqueeze, view_of
 
@@ -367,7 +368,7 @@ class WhereBackward0(Node):
 
 def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     if condition._data.dtype != np.bool_:
-        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.legacy_name.replace('Tensor', '')}")
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {scalar_type_name(condition.dtype)}")
     x, y = promoted(input, other)
     try:
         out = _wrap(np.asarray(np.where(condition._data, x, y)))
@@ -438,9 +439,14 @@ class MaskedSelectBackward0(Node):
     """out = self[mask] (broadcast): the gradient goes back to the selected places, zeros elsewhere,
     then is summed back over the dims the mask broadcast ``self`` along."""
 
+    mask_: SavedTensor
+    self_: SavedTensor  # (PyTorch keeps self for its shape)
+
     def backward(self, grad: Tensor) -> tuple:
-        spread = _put_back(grad, self.mask.shape, self.mask, "IndexBackward0")
-        return (reduce_grad_to(spread, self.self_shape),)
+        self_shape = self._saved_self.shape
+        where = np.broadcast_to(self._saved_mask._data, np.broadcast_shapes(self_shape, self._saved_mask.shape))
+        spread = _put_back(grad, where.shape, np.ascontiguousarray(where), "IndexBackward0")
+        return (reduce_grad_to(spread, self_shape),)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
@@ -454,6 +460,6 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     out = _wrap(values[where])
     if compute_requires_grad(input):
         node = MaskedSelectBackward0(input)
-        node.mask, node.self_shape = np.ascontiguousarray(where), input._data.shape
+        node.mask_, node.self_ = SavedTensor(mask), SavedTensor(input)
         set_history(out, node)
     return out

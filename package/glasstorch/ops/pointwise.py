@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, floating_data, compute_requires_grad
 
@@ -436,5 +437,5 @@ class FracBackward0(Node):
 
 def frac(input: Tensor) -> Tensor:
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"frac_cpu" not implemented for \'{input.dtype.legacy_name.replace("Tensor", "")}\'')
+        raise NotImplementedError(f'"frac_cpu" not implemented for \'{scalar_type_name(input.dtype)}\'')
     return _unary(input, input._data - np.trunc(input._data), FracBackward0)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from ..random import Generator, _generator_of
 from ._util import compute_requires_grad, set_history, shape_of
@@ -26,9 +27,13 @@ from .inplace import apply_inplace
 class _ZeroGradient(Node):
     """d sample / d parameters = 0 (PyTorch's formula for every sampling op)."""
 
+    def input_sizes(self, grad: Tensor) -> tuple:
+        """The shape of each input: the output's, unless the Node saved others."""
+        return (grad._data.shape,)
+
     def backward(self, grad: Tensor) -> tuple:
         return tuple(_wrap(np.zeros(shape, grad._data.dtype)) if self.needs_input_grad(i) else None
-                     for i, shape in enumerate(self.input_shapes))
+                     for i, shape in enumerate(self.input_sizes(grad)))
 
 
 class NormalBackward0(_ZeroGradient):
@@ -38,13 +43,29 @@ class NormalBackward0(_ZeroGradient):
 class NormalBackward1(_ZeroGradient):
     """``normal(mean: Tensor, std: float)``."""
 
+    mean_sym_sizes: tuple
+
+    def input_sizes(self, grad: Tensor) -> tuple:
+        return (self.mean_sym_sizes,)
+
 
 class NormalBackward2(_ZeroGradient):
     """``normal(mean: float, std: Tensor)``."""
 
+    std_sym_sizes: tuple
+
+    def input_sizes(self, grad: Tensor) -> tuple:
+        return (self.std_sym_sizes,)
+
 
 class NormalBackward3(_ZeroGradient):
     """``normal(mean: Tensor, std: Tensor)``."""
+
+    mean_sym_sizes: tuple
+    std_sym_sizes: tuple
+
+    def input_sizes(self, grad: Tensor) -> tuple:
+        return self.mean_sym_sizes, self.std_sym_sizes
 
 
 class UniformBackward0(_ZeroGradient):
@@ -82,9 +103,7 @@ class BernoulliBackward2(_ZeroGradient):
 def _sampled(values: np.ndarray, node_class: type, *inputs: Any) -> Tensor:
     out = _wrap(values)
     if compute_requires_grad(*inputs):
-        node = node_class(*inputs)
-        node.input_shapes = [shape_of(i) for i in inputs]
-        set_history(out, node)
+        set_history(out, node_class(*inputs))
     return out
 
 
@@ -117,6 +136,8 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Generator 
     node_class = NormalBackward3 if mean_is_tensor and std_is_tensor else NormalBackward1 if mean_is_tensor else NormalBackward2
     inputs = [t for t in (mean, std) if isinstance(t, Tensor)]
     result = _sampled(values.astype(like._data.dtype), node_class, *inputs)
+    if result.grad_fn is not None:
+        result.grad_fn.mean_sym_sizes, result.grad_fn.std_sym_sizes = shape_of(mean), shape_of(std)
     return result if out is None else _into(out, result)
 
 
@@ -175,7 +196,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     data = input._data
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
-                           f"{input.dtype.legacy_name.replace('Tensor', '')}")
+                           f"{scalar_type_name(input.dtype)}")
     if data.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
     if num_samples <= 0:

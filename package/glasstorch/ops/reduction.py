@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, normalize_dims, compute_requires_grad
 
@@ -130,12 +131,12 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
     if dtype is None and not input.dtype.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {input.dtype.legacy_name.replace('Tensor', '')}"
+            f"complex dtype. Got: {scalar_type_name(input.dtype)}"
         )
     if dtype is not None and not dtypes.canonical(dtype).is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Optional dtype must be either a floating point or "
-            f"complex dtype. Got: {dtypes.canonical(dtype).legacy_name.replace('Tensor', '')}"
+            f"complex dtype. Got: {scalar_type_name(dtypes.canonical(dtype))}"
         )
     dims, full = _reduce_args(input, dim)
     data = input._data if dtype is None else input._data.astype(dtypes.canonical(dtype).numpy_dtype)
@@ -456,7 +457,7 @@ def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noq
 def _float_input(input: Tensor, name: str) -> None:
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{input.dtype.legacy_name.replace('Tensor', '')}")
+                           f"{scalar_type_name(input.dtype)}")
 
 
 class LinalgVectorNormBackward0(Node):
