@@ -128,6 +128,7 @@ CASES = {
     # --- sorting ---------------------------------------------------------------------------------
     "sort": ([A34], lambda lib, a: tuple(a.sort()), True),
     "sort_dim0_descending": ([A34], lambda lib, a: tuple(lib.sort(a, 0, descending=True)), True),
+    "sort_0d": ([np.array(1.5, np.float32)], lambda lib, a: tuple(a.sort()), True),
     "sort_ties_stable": ([], lambda lib: tuple(lib.tensor([2, 1, 2, 1, 3]).sort(stable=True)), False),
     "sort_descending_ties": ([], lambda lib: tuple(lib.tensor([2.0, 1.0, 2.0, float("nan"), 3.0]).sort(descending=True, stable=True)), False),
     "argsort": ([A34], lambda lib, a: a.argsort(dim=0), False),
@@ -272,6 +273,34 @@ def test_gradcheck_float64(case):
         return tuple(o for o in (out if isinstance(out, (tuple, list)) else (out,)) if o.is_floating_point())
 
     assert gradcheck(as_tuple, tuple(leaves))
+
+
+# Nodes whose saved state is declared with PyTorch's names: grad_fn._saved_<name> as in PyTorch
+SAVED_STATE_CASES = ["gather", "scatter_src", "scatter_value", "scatter_add", "index_select", "index_add", "sort",
+                     "topk", "masked_select", "sort_dim0_descending"]
+
+
+def _saved_state(grad_fn):
+    names = sorted(name for name in dir(grad_fn) if name.startswith("_saved_") and name != "_saved_fields")
+    return {name: getattr(grad_fn, name) for name in names}
+
+
+@pytest.mark.parametrize("case", SAVED_STATE_CASES)
+def test_saved_state_as_pytorch(case):
+    inputs, function, _ = CASES[case]
+
+    def program(lib):
+        leaves = [lib.tensor(array, requires_grad=True) for array in inputs]
+        out = function(lib, *leaves)
+        return _saved_state((out[0] if isinstance(out, tuple) else out).grad_fn)
+
+    got, want = run_both(program)
+    assert sorted(got) == sorted(want)
+    for name in want:
+        value = want[name]
+        if isinstance(value, int) and value >= 2**63:
+            continue  # a negative dim, which PyTorch shows as an unsigned 64-bit number; glasstorch keeps it normalised
+        assert_same(got[name], tuple(value) if isinstance(value, torch.Size) else value, name)
 
 
 @pytest.mark.parametrize("case", sorted(EINSUM_CASES))

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _normalize_dim, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import compute_requires_grad, set_history
 from .inplace import apply_inplace
 
@@ -71,9 +71,14 @@ def _as_nd(data: np.ndarray) -> np.ndarray:
 class GatherBackward0(Node):
     """out = self.gather(dim, index):  grad_self = zeros.scatter_add(dim, index, grad)."""
 
+    dim: int
+    index_: SavedTensor
+    self_: SavedTensor  # (PyTorch keeps self for its sizes)
+    sparse_grad: bool
+
     def backward(self, grad: Tensor) -> tuple:
-        zeros = _wrap(np.zeros(self.self_shape, grad._data.dtype))
-        return (scatter_add(zeros, self.dim, self.index, grad),)
+        zeros = _wrap(np.zeros(self._saved_self.shape, grad._data.dtype))
+        return (scatter_add(zeros, self.dim, self._saved_index, grad),)
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False, out: Any = None) -> Tensor:
@@ -84,7 +89,8 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     result = _wrap(values)
     if compute_requires_grad(input):
         node = GatherBackward0(input)
-        node.dim, node.index, node.self_shape = axis, index, input._data.shape
+        node.dim, node.sparse_grad = axis, sparse_grad
+        node.index_, node.self_ = SavedTensor(index), SavedTensor(input)
         set_history(result, node)
     return result if out is None else _write_out(out, result)
 
@@ -114,16 +120,23 @@ class ScatterBackward0(Node):
     """out = self.scatter(dim, index, src): the overwritten places of self get no gradient;
     src gets the gradient of the places it was written to: grad.gather(dim, index)."""
 
+    dim: int
+    index_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        return (scatter(grad, self.dim, self.index, 0.0) if self.needs_input_grad(0) else None,
-                gather(grad, self.dim, self.index) if self.needs_input_grad(1) else None)
+        index = self._saved_index
+        return (scatter(grad, self.dim, index, 0.0) if self.needs_input_grad(0) else None,
+                gather(grad, self.dim, index) if self.needs_input_grad(1) else None)
 
 
 class ScatterBackward1(Node):
     """out = self.scatter(dim, index, value): the overwritten places get no gradient."""
 
+    dim: int
+    index_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        return (scatter(grad, self.dim, self.index, 0.0),)
+        return (scatter(grad, self.dim, self._saved_index, 0.0),)
 
 
 class ScatterReduceNotImplemented(Node):
@@ -166,7 +179,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
             node = ScatterReduceNotImplemented(input, src)
         else:
             node = ScatterBackward0(input, src) if src_tensor is not None else ScatterBackward1(input)
-        node.dim, node.index = axis, index
+            node.dim, node.index_ = axis, SavedTensor(index)
         set_history(result, node)
     return result if out is None else _write_out(out, result)
 
@@ -187,12 +200,15 @@ def scatter_(tensor: Tensor, dim: int, index: Tensor, src: Any = None, *, value:
 class ScatterAddBackward0(Node):
     """out = self.scatter_add(dim, index, src):  grad_self = grad;  grad_src = grad.gather(dim, index)."""
 
+    dim: int
+    index_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
         grad_src = None
         if self.needs_input_grad(1):
-            grad_src = gather(grad, self.dim, self.index)
-            if grad_src._data.shape != self.src_shape:  # src larger than index: the unread rest gets 0
-                grad_src = _padded(grad_src, self.src_shape)
+            grad_src = gather(grad, self.dim, self._saved_index)
+            if grad_src._data.shape != self._src_shape:  # src larger than index: the unread rest gets 0
+                grad_src = _padded(grad_src, self._src_shape)
         return (grad if self.needs_input_grad(0) else None, grad_src)
 
 
@@ -215,7 +231,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     result = _wrap(values.reshape(input._data.shape))
     if compute_requires_grad(input, src):
         node = ScatterAddBackward0(input, src)
-        node.dim, node.index, node.src_shape = axis, index, src._data.shape
+        node.dim, node.index_, node._src_shape = axis, SavedTensor(index), src._data.shape
         set_history(result, node)
     return result
 
@@ -237,9 +253,13 @@ def _check_vector_index(name: str, index: Tensor, size: int, axis: int) -> np.nd
 class IndexSelectBackward0(Node):
     """out = self.index_select(dim, index):  grad_self = zeros.index_add(dim, index, grad)."""
 
+    dim: int
+    index_: SavedTensor
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        zeros = _wrap(np.zeros(self.self_shape, grad._data.dtype))
-        return (index_add(zeros, self.dim, self.index, grad),)
+        zeros = _wrap(np.zeros(self.self_sym_sizes, grad._data.dtype))
+        return (index_add(zeros, self.dim, self._saved_index, grad),)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> Tensor:
@@ -250,7 +270,7 @@ def index_select(input: Tensor, dim: int, index: Tensor, *, out: Any = None) -> 
         input._data.shape if input._data.ndim == 0 else input._data.shape[:axis] + positions.shape + input._data.shape[axis + 1:]))
     if compute_requires_grad(input):
         node = IndexSelectBackward0(input)
-        node.dim, node.index, node.self_shape = axis, index, input._data.shape
+        node.dim, node.index_, node.self_sym_sizes = axis, SavedTensor(index), input._data.shape
         set_history(result, node)
     return result if out is None else _write_out(out, result)
 
@@ -259,10 +279,16 @@ class IndexAddBackward0(Node):
     """out = self.index_add(dim, index, source, alpha):  grad_self = grad;
     grad_source = alpha * grad.index_select(dim, index)."""
 
+    alpha: Any
+    dim: int
+    index_: SavedTensor
+    source_: SavedTensor  # (PyTorch keeps source for its shape)
+    source_dim: int
+
     def backward(self, grad: Tensor) -> tuple:
         grad_source = None
         if self.needs_input_grad(1):
-            grad_source = index_select(grad, self.dim, self.index).reshape(self.source_shape)
+            grad_source = index_select(grad, self.dim, self._saved_index).reshape(self._saved_source.shape)
             grad_source = grad_source if self.alpha == 1 else grad_source * self.alpha
         return (grad if self.needs_input_grad(0) else None, grad_source)
 
@@ -288,7 +314,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     result = _wrap(values.reshape(input._data.shape))
     if compute_requires_grad(input, source):
         node = IndexAddBackward0(input, source)
-        node.dim, node.index, node.alpha, node.source_shape = axis, index, alpha, source._data.shape
+        node.dim, node.alpha, node.source_dim = axis, alpha, source._data.ndim
+        node.index_, node.source_ = SavedTensor(index), SavedTensor(source)
         set_history(result, node)
     return result
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _normalize_dim, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import compute_requires_grad, set_history
 from .reduction import _return_type
 
@@ -24,11 +24,18 @@ return_types_topk = _return_type("topk")
 class SortBackward0(Node):
     """values = self.sort(dim).values:  grad_self = zeros.scatter(dim, indices, grad)."""
 
+    dim: int
+    indices_: SavedTensor
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
         from .scatter_gather import scatter
 
-        zeros = _wrap(np.zeros(self.self_shape, grad._data.dtype))
-        return (scatter(zeros, self.dim, self.indices, grad),)
+        indices, shape = self._saved_indices, self.self_sym_sizes
+        if not shape:  # a 0-d sort is a 1-element one
+            grad, indices, shape = grad.reshape(1), indices.reshape(1), (1,)
+        zeros = _wrap(np.zeros(shape, grad._data.dtype))
+        return (scatter(zeros, self.dim, indices, grad).reshape(self.self_sym_sizes),)
 
 
 class TopkBackward0(SortBackward0):
@@ -53,18 +60,12 @@ def _selected(input: Tensor, axis: int, indices: np.ndarray, node_class: type, r
     """``(values, indices)`` read from ``input`` at ``indices`` along ``axis``, recorded."""
     data = input._data.reshape(input._data.shape or (1,))
     values = np.take_along_axis(data, indices, axis=axis).reshape(indices.shape if input._data.ndim else ())
-    indices = indices.astype(np.int64).reshape(values.shape)
-    out = _wrap(values)
+    out, indices = _wrap(values), _wrap(indices.astype(np.int64).reshape(values.shape))
     if compute_requires_grad(input):
         node = node_class(input)
-        node.dim, node.self_shape = axis, input._data.shape
-        node.indices = _wrap(indices if indices.ndim else indices.reshape(1))
-        if not input._data.ndim:
-            node.self_shape = (1,)
-            out = set_history(out, node).reshape(())  # (a 0-d sort is a 1-element one, viewed back)
-        else:
-            set_history(out, node)
-    return return_type(out, _wrap(indices))
+        node.dim, node.self_sym_sizes, node.indices_ = axis, input._data.shape, SavedTensor(indices)
+        set_history(out, node)
+    return return_type(out, indices)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False) -> Any:
