@@ -295,8 +295,11 @@ def _check_batches(input: Tensor, mat2: Tensor) -> None:
 class BmmBackward0(Node):
     """out[b] = self[b] @ mat2[b]:  grad_self = grad @ mat2^T,  grad_mat2 = self^T @ grad (per batch)."""
 
+    mat2_: SavedTensor
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, mat2 = self.saved_tensors
+        self_, mat2 = self._saved_self, self._saved_mat2
         return (grad.bmm(mat2.transpose(1, 2)) if self.needs_input_grad(0) else None,
                 self_.transpose(1, 2).bmm(grad) if self.needs_input_grad(1) else None)
 
@@ -307,7 +310,8 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     result = _wrap(np.matmul(input._data, mat2._data))
     if compute_requires_grad(input, mat2):
         node = BmmBackward0(input, mat2)
-        node.save_for_backward(input, mat2)
+        node.self_ = SavedTensor(input) if node.needs_input_grad(1) else None
+        node.mat2_ = SavedTensor(mat2) if node.needs_input_grad(0) else None
         set_history(result, node)
     if out is not None:
         from ._arguments import write_out
@@ -320,10 +324,15 @@ class BaddbmmBackward0(Node):
     """out = beta * self + alpha * (batch1 @ batch2):  grad_self = beta * grad (summed back to its
     shape), grad_batch1 = alpha * grad @ batch2^T, grad_batch2 = alpha * batch1^T @ grad."""
 
+    alpha: Any
+    batch1_: SavedTensor
+    batch2_: SavedTensor
+    beta: Any
+
     def backward(self, grad: Tensor) -> tuple:
-        batch1, batch2 = self.saved_tensors
+        batch1, batch2 = self._saved_batch1, self._saved_batch2
         scaled = grad if self.alpha == 1 else grad * self.alpha
-        return (reduce_grad_to(grad * self.beta, self.self_shape) if self.needs_input_grad(0) else None,
+        return (grad * self.beta if self.needs_input_grad(0) else None,  # (the engine sums it to self's shape)
                 scaled.bmm(batch2.transpose(1, 2)) if self.needs_input_grad(1) else None,
                 batch1.transpose(1, 2).bmm(scaled) if self.needs_input_grad(2) else None)
 
@@ -341,8 +350,9 @@ def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, a
     result = _wrap(np.asarray(values, dtype=product.dtype))
     if compute_requires_grad(input, batch1, batch2):
         node = BaddbmmBackward0(input, batch1, batch2)
-        node.save_for_backward(batch1, batch2)
-        node.self_shape, node.alpha, node.beta = input._data.shape, alpha, beta
+        node.batch1_ = SavedTensor(batch1) if node.needs_input_grad(2) else None
+        node.batch2_ = SavedTensor(batch2) if node.needs_input_grad(1) else None
+        node.alpha, node.beta = alpha, beta
         set_history(result, node)
     return result
 
@@ -362,10 +372,14 @@ class LinalgCrossBackward0(Node):
     """out = self x other:  grad_self = other x grad,  grad_other = grad x self (then summed over
     broadcast dims)."""
 
+    dim: int
+    other_: SavedTensor
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, other = self.saved_tensors
-        return (reduce_grad_to(cross(other, grad, dim=self.dim), self_.shape) if self.needs_input_grad(0) else None,
-                reduce_grad_to(cross(grad, self_, dim=self.dim), other.shape) if self.needs_input_grad(1) else None)
+        self_, other = self._saved_self, self._saved_other
+        return (cross(other, grad, dim=self.dim) if self.needs_input_grad(0) else None,
+                cross(grad, self_, dim=self.dim) if self.needs_input_grad(1) else None)
 
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
@@ -396,6 +410,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     if compute_requires_grad(input, other):
         node = LinalgCrossBackward0(input, other)
         node.dim = axis
-        node.save_for_backward(input, other)
+        node.self_ = SavedTensor(input) if node.needs_input_grad(1) else None
+        node.other_ = SavedTensor(other) if node.needs_input_grad(0) else None
         set_history(result, node)
     return result

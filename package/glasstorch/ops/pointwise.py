@@ -309,15 +309,17 @@ def atan(input: Tensor) -> Tensor:
 
 class Atan2Backward0(Node):
     """out = atan2(self, other), the angle of the point (other, self):
-    d/dself = other / (self**2 + other**2),  d/dother = -self / (self**2 + other**2)."""
+    d/dself = other / (self**2 + other**2),  d/dother = -self / (self**2 + other**2)
+    (each summed back to its input's shape by the engine where the inputs broadcast)."""
+
+    other_: SavedTensor
+    self_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        from ._util import reduce_grad_to
-
-        self_, other = self.saved_tensors
+        self_, other = self._saved_self, self._saved_other
         scaled = grad / (self_ * self_ + other * other)
-        return (reduce_grad_to(scaled * other, self_.shape) if self.needs_input_grad(0) else None,
-                reduce_grad_to(-scaled * self_, other.shape) if self.needs_input_grad(1) else None)
+        return (scaled * other if self.needs_input_grad(0) else None,
+                -scaled * self_ if self.needs_input_grad(1) else None)
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
@@ -326,7 +328,7 @@ def atan2(input: Tensor, other: Tensor) -> Tensor:
     out = _wrap(apply_binary(np.arctan2, input, other, floating=True, quiet=True))
     if compute_requires_grad(input, other):
         node = Atan2Backward0(input, other)
-        node.save_for_backward(input, other)
+        node.self_, node.other_ = SavedTensor(input), SavedTensor(other)
         set_history(out, node)
     return out
 

@@ -465,17 +465,23 @@ class LinalgVectorNormBackward0(Node):
     grad * x / out, for p = 1 grad * sign(x); for p = inf the gradient goes to the largest |x|
     (ties share it); for p = 0 (a count) it is zero. Where out = 0 the gradient is 0."""
 
+    dim: tuple | None
+    keepdim: bool
+    ord: float
+    result_: SavedTensor
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, result = self.saved_tensors
-        p, grad = self.p, _restore_dims(grad, self.dims, self.keepdim)
-        norm = _restore_dims(result, self.dims, self.keepdim)
+        self_, result, p = self._saved_self, self._saved_result, self.ord
+        dims = normalize_dims(self.dim, self_._data.ndim)
+        grad, norm = _restore_dims(grad, dims, self.keepdim), _restore_dims(result, dims, self.keepdim)
         if p == 0:
             return (self_ * 0,)
         if p == 1:
             return (grad * self_.sign(),)
         if math.isinf(p):
             winners = _wrap(np.abs(self_._data) == norm._data)
-            count = _wrap(winners._data.sum(axis=self.dims, keepdims=True).astype(grad._data.dtype))
+            count = _wrap(winners._data.sum(axis=dims, keepdims=True).astype(grad._data.dtype))
             return (self_.sign() * winners * (grad / count),)
         safe = norm.masked_fill(_wrap(norm._data == 0), 1.0)  # out = 0 only when x = 0: gradient 0 there
         if p == 2:
@@ -508,8 +514,8 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
     result = _wrap(np.asarray(values, dtype=data.dtype))
     if compute_requires_grad(input):
         node = LinalgVectorNormBackward0(input)
-        node.p, node.dims, node.keepdim = float(p), dims, keepdim
-        node.save_for_backward(input, output=result)
+        node.ord, node.dim, node.keepdim = p, None if dim is None else dims, keepdim
+        node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
         set_history(result, node)
     return result if out is None else _write_out(out, result)
 
@@ -523,26 +529,36 @@ def _write_out(out: Tensor, result: Tensor) -> Tensor:
 class StdBackward0(Node):
     """out = sqrt(var):  d/dx = grad * (x - mean) / ((N - correction) * out)."""
 
+    correction: Any
+    dim: tuple | None
+    keepdim: bool
+    result_: SavedTensor
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, result = self.saved_tensors
-        centred = self_ - self_.mean(self.dims, keepdim=True)
-        degrees = builtins.max(0, self.count - self.correction)
-        scale = _restore_dims(grad / result, self.dims, self.keepdim)
+        self_, result = self._saved_self, self._saved_result
+        dims = normalize_dims(self.dim, self_._data.ndim)
+        count = math.prod(self_._data.shape[d] for d in dims)
+        degrees = builtins.max(0, count - (1 if self.correction is None else self.correction))
+        centred = self_ - self_.mean(dims, keepdim=True)
+        scale = _restore_dims(grad / result, dims, self.keepdim)
         return (scale * centred / degrees if degrees else scale * centred * float("inf"),)
 
 
 def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
         correction: Any = None) -> Tensor:
     """Standard deviation: the square root of ``var`` (``correction=1``, Bessel's, by default)."""
+    if isinstance(dim, bool):  # std(unbiased) in the old positional form
+        dim, unbiased = None, dim
     variance = var(input.detach(), dim, unbiased, keepdim, correction=correction)
     result = _wrap(np.sqrt(variance._data))
     if compute_requires_grad(input):
         node = StdBackward0(input)
-        node.dims = normalize_dims(dim if not isinstance(dim, bool) else None, input._data.ndim)
-        node.count = math.prod(input._data.shape[d] for d in node.dims)
-        node.correction = correction if correction is not None else (0 if unbiased is False or dim is False else 1)
-        node.keepdim = keepdim
-        node.save_for_backward(input, output=result)
+        node.dim, node.keepdim = None if dim is None else normalize_dims(dim, input._data.ndim), keepdim
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        node.correction = None if dim is None and correction == 1 else correction  # as PyTorch keeps it (var too)
+        node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
         set_history(result, node)
     return result
 
@@ -550,10 +566,15 @@ def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
 class LogsumexpBackward0(Node):
     """out = log(sum(exp(x))):  d/dx = grad * exp(x - out), the softmax of x."""
 
+    dim: tuple
+    keepdim: bool
+    result_: SavedTensor
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, result = self.saved_tensors
-        kept = _restore_dims(result, self.dims, self.keepdim)
-        return (_restore_dims(grad, self.dims, self.keepdim) * (self_ - kept).exp(),)
+        self_, result = self._saved_self, self._saved_result
+        kept = _restore_dims(result, self.dim, self.keepdim)
+        return (_restore_dims(grad, self.dim, self.keepdim) * (self_ - kept).exp(),)
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
@@ -570,8 +591,8 @@ def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     result = _wrap(np.asarray(values if keepdim else values.reshape(_reduced_shape(data.shape, dims, False)), data.dtype))
     if compute_requires_grad(input):
         node = LogsumexpBackward0(input)
-        node.dims, node.keepdim = dims, keepdim
-        node.save_for_backward(input, output=result)
+        node.dim, node.keepdim = dims, keepdim
+        node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
         set_history(result, node)
     return result
 
@@ -590,6 +611,8 @@ def _reverse_cumsum(grad: Tensor, dim: int) -> Tensor:
 
 class CumsumBackward0(Node):
     """out_j = sum_{i<=j} x_i:  d/dx_i = sum_{j>=i} grad_j, a cumulative sum from the end."""
+
+    dim: int
 
     def backward(self, grad: Tensor) -> tuple:
         return (_reverse_cumsum(grad, self.dim) if grad._data.ndim else grad,)
@@ -611,8 +634,12 @@ class CumprodBackward0(Node):
     With zeros along the dim, the division is replaced by the product of the others, built with
     a scan from the end (s_i = grad_i + x_{i+1} s_{i+1}; d/dx_i = s_i * prod_{k<i} x_k)."""
 
+    dim: int
+    result_: SavedTensor
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, result = self.saved_tensors
+        self_, result = self._saved_self, self._saved_result
         if grad._data.ndim == 0:
             return (grad,)
         if (self_._data != 0).all():
@@ -642,6 +669,6 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> T
     if compute_requires_grad(input):
         node = CumprodBackward0(input)
         node.dim = axis
-        node.save_for_backward(input, output=result)
+        node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
         set_history(result, node)
     return result if out is None else _write_out(out, result)

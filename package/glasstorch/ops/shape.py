@@ -367,6 +367,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
 class FlipBackward0(Node):
     """out = flip(self, dims): flipping the gradient back is the whole backward."""
 
+    dims: tuple
+
     def backward(self, grad: Tensor) -> tuple:
         return (flip(grad, self.dims),)
 
@@ -396,6 +398,9 @@ def flipud(input: Tensor) -> Tensor:
 
 class RollBackward0(Node):
     """out = roll(self, shifts, dims): roll the gradient back by -shifts."""
+
+    dims: tuple | None
+    shifts: tuple
 
     def backward(self, grad: Tensor) -> tuple:
         return (roll(grad, tuple(-s for s in self.shifts), self.dims),)
@@ -427,8 +432,11 @@ class RepeatBackward0(Node):
     """out = self.repeat(repeats): every copy's gradient is added back into the one original.
     The output is viewed as (r0, s0, r1, s1, ...) and summed over the r's."""
 
+    repeats: tuple
+    self_sym_sizes: tuple
+
     def backward(self, grad: Tensor) -> tuple:
-        shape = self.self_shape
+        shape = self.self_sym_sizes
         lead = len(self.repeats) - len(shape)
         padded = (1,) * lead + tuple(shape)
         split = [n for pair in zip(self.repeats, padded) for n in pair]
@@ -444,7 +452,7 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     out = _wrap(np.tile(input._data, repeats))
     if compute_requires_grad(input):
         node = RepeatBackward0(input)
-        node.self_shape, node.repeats = input._data.shape, repeats
+        node.self_sym_sizes, node.repeats = input._data.shape, repeats
         set_history(out, node)
     return out
 
@@ -484,33 +492,45 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     return spread.clone().view(shape[:axis] + (shape[axis] * count,) + shape[axis + 1:])
 
 
-class SplitBackward0(Node):
+class _PieceBackward(Node):
     """One piece of a split: its gradient goes back into its place, zeros elsewhere.
-    Simplified: PyTorch's Node has one output per piece; glasstorch records one Node per piece."""
+    Simplified: PyTorch's Node has one output per piece; glasstorch records one Node per piece
+    (each knows its place, ``_key``)."""
 
     def backward(self, grad: Tensor) -> tuple:
         from .indexing import _put_back
 
-        return (_put_back(grad, self.self_shape, self.key, "SliceBackward0"),)
+        return (_put_back(grad, self._self_shape, self._key, "SliceBackward0"),)
 
 
-class SplitWithSizesBackward0(SplitBackward0):
-    pass
+class SplitBackward0(_PieceBackward):
+    dim: int
+    self_sym_sizes: tuple
+    split_size: int
 
 
-def _pieces(input: Tensor, sizes: list, axis: int, node_class: type) -> tuple:
+class SplitWithSizesBackward0(_PieceBackward):
+    dim: int
+    self_sym_sizes: tuple
+    split_sizes: list
+
+
+def _piece(input: Tensor, key: tuple, node_class: type, saved: dict) -> Tensor:
+    """The view ``input[key]``, recorded as ``node_class`` holding ``saved``."""
+    out = view_of(input, input._data[key])
+    if compute_requires_grad(input):
+        node = node_class(input)
+        node._key, node._self_shape = key, input._data.shape
+        node.__dict__.update(saved)
+        set_history(out, node)
+    return out
+
+
+def _pieces(input: Tensor, sizes: list, axis: int, node_class: type, saved: dict) -> tuple:
     """Views of ``input`` cut along ``axis`` into pieces of ``sizes``."""
-    pieces, start = [], 0
-    for size in sizes:
-        key = (slice(None),) * axis + (slice(start, start + size),)
-        out = view_of(input, input._data[key])
-        if compute_requires_grad(input):
-            node = node_class(input)
-            node.self_shape, node.key = input._data.shape, key
-            set_history(out, node)
-        pieces.append(out)
-        start += size
-    return tuple(pieces)
+    starts = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+    return tuple(_piece(input, (slice(None),) * axis + (slice(start, start + size),), node_class, saved)
+                 for start, size in zip(starts, sizes))
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -522,12 +542,14 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
         if size < 0 or (size == 0 and length):
             raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
         sizes = [size] * (length // size) + ([length % size] if length % size else []) if size else [0]
-        return _pieces(tensor, sizes, axis, SplitBackward0)
+        saved = {"dim": axis, "self_sym_sizes": tensor._data.shape, "split_size": size}
+        return _pieces(tensor, sizes, axis, SplitBackward0, saved)
     sizes = [int(s) for s in split_size_or_sections]
     if sum(sizes) != length or any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {length} (input tensor's size at "
                            f"dimension {axis}), but got split_sizes={sizes}")
-    return _pieces(tensor, sizes, axis, SplitWithSizesBackward0)
+    saved = {"dim": axis, "self_sym_sizes": tensor._data.shape, "split_sizes": sizes}
+    return _pieces(tensor, sizes, axis, SplitWithSizesBackward0, saved)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -538,23 +560,15 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return split(input, max(-(-length // chunks), 1) if length else 1, dim)
 
 
-class UnbindBackward0(SplitBackward0):
-    pass
+class UnbindBackward0(_PieceBackward):
+    dim: int
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along ``dim``, each without that dim (views)."""
     axis = _normalize_dim(dim, input._data.ndim)
-    pieces = []
-    for i in range(input._data.shape[axis]):
-        key = (slice(None),) * axis + (i,)
-        out = view_of(input, input._data[key])
-        if compute_requires_grad(input):
-            node = UnbindBackward0(input)
-            node.self_shape, node.key = input._data.shape, key
-            set_history(out, node)
-        pieces.append(out)
-    return tuple(pieces)
+    return tuple(_piece(input, (slice(None),) * axis + (i,), UnbindBackward0, {"dim": axis})
+                 for i in range(input._data.shape[axis]))
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -595,11 +609,15 @@ swapdims = swapaxes
 class TrilBackward0(Node):
     """The gradient passes on the kept triangle only."""
 
+    diagonal: int
+
     def backward(self, grad: Tensor) -> tuple:
         return (tril(grad, self.diagonal),)
 
 
 class TriuBackward0(Node):
+    diagonal: int
+
     def backward(self, grad: Tensor) -> tuple:
         return (triu(grad, self.diagonal),)
 
@@ -659,13 +677,20 @@ class UnfoldBackward0(Node):
     """out = self.unfold(dim, size, step): every window's gradient is added back at the places
     the window was read from (windows overlap when step < size)."""
 
+    dimension: int
+    self_sym_sizes: tuple
+    size: int
+    step: int
+
     def backward(self, grad: Tensor) -> tuple:
         from .indexing import _put_back
 
-        moved = grad.movedim(-1, self.dim + 1)  # (..., windows, size, ...) next to each other
-        flat = moved.reshape(moved.shape[:self.dim] + (-1,) + moved.shape[self.dim + 2:])
-        key = (slice(None),) * self.dim + (self.positions,)
-        return (_put_back(flat, self.self_shape, key, "IndexBackward0"),)
+        dim = self.dimension
+        moved = grad.movedim(-1, dim + 1)  # (..., windows, size, ...) next to each other
+        flat = moved.reshape(moved.shape[:dim] + (-1,) + moved.shape[dim + 2:])
+        starts = np.arange(0, self.self_sym_sizes[dim] - self.size + 1, self.step)
+        positions = (starts[:, None] + np.arange(self.size)).reshape(-1)  # read positions, window by window
+        return (_put_back(flat, self.self_sym_sizes, (slice(None),) * dim + (positions,), "IndexBackward0"),)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -682,9 +707,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     out = view_of(input, windows[(slice(None),) * axis + (slice(None, None, step),)])
     if compute_requires_grad(input):
         node = UnfoldBackward0(input)
-        starts = np.arange(0, length - size + 1, step)
-        node.dim, node.self_shape = axis, input._data.shape
-        node.positions = (starts[:, None] + np.arange(size)).reshape(-1)  # read positions, window by window
+        node.dimension, node.self_sym_sizes, node.size, node.step = axis, input._data.shape, size, step
         set_history(out, node)
     return out
 

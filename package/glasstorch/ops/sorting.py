@@ -35,7 +35,7 @@ class SortBackward0(Node):
         if not shape:  # a 0-d sort is a 1-element one
             grad, indices, shape = grad.reshape(1), indices.reshape(1), (1,)
         zeros = _wrap(np.zeros(shape, grad._data.dtype))
-        return (scatter(zeros, self.dim, indices, grad).reshape(self.self_sym_sizes),)
+        return (scatter(zeros, self.dim % len(shape), indices, grad).reshape(self.self_sym_sizes),)
 
 
 class TopkBackward0(SortBackward0):
@@ -56,14 +56,15 @@ def _dim_of(input: Tensor, dim: int) -> int:
     return _normalize_dim(dim, input._data.ndim) if input._data.ndim else 0
 
 
-def _selected(input: Tensor, axis: int, indices: np.ndarray, node_class: type, return_type: type) -> Any:
-    """``(values, indices)`` read from ``input`` at ``indices`` along ``axis``, recorded."""
+def _selected(input: Tensor, axis: int, indices: np.ndarray, node_class: type, return_type: type, dim: int) -> Any:
+    """``(values, indices)`` read from ``input`` at ``indices`` along ``axis`` (``dim`` as the
+    caller wrote it, which the Node keeps, as PyTorch's does), recorded."""
     data = input._data.reshape(input._data.shape or (1,))
     values = np.take_along_axis(data, indices, axis=axis).reshape(indices.shape if input._data.ndim else ())
     out, indices = _wrap(values), _wrap(indices.astype(np.int64).reshape(values.shape))
     if compute_requires_grad(input):
         node = node_class(input)
-        node.dim, node.self_sym_sizes, node.indices_ = axis, input._data.shape, SavedTensor(indices)
+        node.dim, node.self_sym_sizes, node.indices_ = dim, input._data.shape, SavedTensor(indices)
         set_history(out, node)
     return return_type(out, indices)
 
@@ -72,7 +73,7 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | 
     """``(values, indices)``: the values in order along ``dim``, and where each came from."""
     axis = _dim_of(input, dim)
     order = _argsort(input._data.reshape(input._data.shape or (1,)), axis, descending)
-    return _selected(input, axis, order, SortBackward0, return_types_sort)
+    return _selected(input, axis, order, SortBackward0, return_types_sort, dim)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
@@ -92,7 +93,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError("selected index k out of range")
     order = _argsort(input._data.reshape(input._data.shape or (1,)), axis, descending=largest)
     first = order[(slice(None),) * axis + (slice(0, k),)]
-    return _selected(input, axis, first, TopkBackward0, return_types_topk)
+    return _selected(input, axis, first, TopkBackward0, return_types_topk, dim)
 
 
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
