@@ -24,7 +24,10 @@ class AddBackward0(Node):
     alpha: Any
 
     def backward(self, grad: Tensor) -> tuple:
-        return grad, grad * self.alpha if self.alpha != 1 else grad
+        return (
+            grad if self.needs_input_grad(0) else None,
+            maybe_multiply(grad, self.alpha) if self.needs_input_grad(1) else None,
+        )
 
 
 class SubBackward0(Node):
@@ -33,7 +36,10 @@ class SubBackward0(Node):
     alpha: Any
 
     def backward(self, grad: Tensor) -> tuple:
-        return grad, grad * -self.alpha if self.alpha != 1 else -grad
+        return (
+            grad if self.needs_input_grad(0) else None,
+            maybe_multiply(-grad, self.alpha) if self.needs_input_grad(1) else None,
+        )
 
 
 class RsubBackward1(Node):
@@ -42,7 +48,12 @@ class RsubBackward1(Node):
     alpha: Any
 
     def backward(self, grad: Tensor) -> tuple:
-        return (grad * -self.alpha if self.alpha != 1 else -grad,)
+        return (maybe_multiply(-grad, self.alpha),)
+
+
+def maybe_multiply(grad: Tensor, alpha: Any) -> Tensor:
+    """``grad * alpha``, skipped when ``alpha`` is 1 (PyTorch's helper of the same name)."""
+    return grad if alpha == 1 else grad * alpha
 
 
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
