@@ -113,6 +113,13 @@ CASES = {
     "cumsum_int": ([], lambda lib: [lib.tensor([1, 2, 3]).cumsum(0), lib.tensor([True, True]).cumsum(0)], False),
     "cumprod": ([A34], lambda lib, a: a.cumprod(1), True),
     "cumprod_zeros": ([np.array([[1.5, 0.0, 2.0, -1.0], [0.0, 0.0, 3.0, 0.5]], np.float32)], lambda lib, a: a.cumprod(1), True),
+    "prod": ([A34], lambda lib, a: a.prod(), True),
+    "prod_dim": ([A34], lambda lib, a: lib.prod(a, 1, keepdim=True), True),
+    "prod_dim0": ([A34], lambda lib, a: a.prod(dim=0), True),
+    "prod_zeros": ([np.array([[1.5, 0.0, 2.0], [0.0, 0.0, 3.0], [0.5, 2.0, -1.0]], np.float32)], lambda lib, a: a.prod(1), True),
+    "prod_one_zero": ([np.array([1.5, 0.0, 2.0, -0.5], np.float32)], lambda lib, a: a.prod(), True),
+    "prod_int": ([], lambda lib: [lib.tensor([1, 2, 3]).prod(), lib.tensor([True, True]).prod(),
+                                  lib.tensor([2, 3], dtype=lib.int8).prod(0)], False),
     # --- numpy's names and out= -------------------------------------------------------------------
     "sum_keepdims": ([A34], lambda lib, a: a.sum(1, keepdims=True), True),
     "sum_axis": ([A34], lambda lib, a: lib.sum(a, axis=0), True),
@@ -280,7 +287,7 @@ SAVED_STATE_CASES = ["gather", "scatter_src", "scatter_value", "scatter_add", "i
                      "topk", "masked_select", "sort_dim0_descending", "norm", "norm_dim", "norm_p3", "std", "std_dim",
                      "std_correction", "logsumexp", "logsumexp_dims", "cumsum_dim0", "cumprod", "bmm", "baddbmm_scaled",
                      "cross", "atan2", "flip_dims", "roll_dims", "repeat", "tril_offset", "triu", "unfold", "split",
-                     "split_sizes", "unbind", "chunk", "log10", "rsqrt", "asin", "ceil", "frac", "sign", "round_decimals"]
+                     "split_sizes", "unbind", "chunk", "prod", "prod_dim", "log10", "rsqrt", "asin", "ceil", "frac", "sign", "round_decimals"]
 
 
 def _saved_state(grad_fn):
@@ -342,7 +349,7 @@ def test_einsum_second_derivative():
     assert gradgradcheck(lambda x, y: gt.einsum("ij,jk->ik", x, y) ** 2, (a, b))
 
 
-@pytest.mark.parametrize("case", ["cumsum", "cumprod", "gather", "scatter_add", "index_select", "sort", "norm", "logsumexp",
+@pytest.mark.parametrize("case", ["cumsum", "cumprod", "cumprod_zeros", "prod", "prod_zeros", "gather", "scatter_add", "index_select", "sort", "norm", "logsumexp",
                                   "atan2", "unfold", "baddbmm"])
 def test_second_derivatives(case):
     """The backward formulas are written with tensor ops, so create_graph records them."""

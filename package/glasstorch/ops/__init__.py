@@ -21,7 +21,7 @@ from .linalg import baddbmm, bmm, cross, ger, outer
 from .pointwise import (acos, arctan2, asin, atan, atan2, ceil, expm1, fix, floor, frac, log1p, log2, log10, round,
                         rsqrt, square, trunc)
 from .random_ops import bernoulli, multinomial, normal
-from .reduction import cumprod, cumsum, logsumexp, norm, std
+from .reduction import cumprod, cumsum, logsumexp, norm, prod, std
 from .scatter_gather import gather, index_add, index_select, scatter, scatter_add, take_along_dim
 from .shape import (chunk, flip, fliplr, flipud, meshgrid, moveaxis, movedim, narrow, repeat_interleave, roll, split,
                     swapaxes, swapdims, tile, tril, triu, unbind)
@@ -47,7 +47,8 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
               "abs", "neg", "clamp", "maximum", "minimum", "var", "std", "logsumexp", "where", "outer", "log2",
               "log10", "asin", "acos", "atan", "atan2", "ceil", "floor", "round", "trunc", "frac", "sign",
               "reciprocal", "rsqrt", "index_select", "gather", "masked_select", "flip", "roll", "tril", "triu",
-              "cross", "baddbmm", "einsum", "multinomial", "bernoulli", "cumsum", "cumprod", "softmax", "log_softmax"):
+              "cross", "baddbmm", "einsum", "multinomial", "bernoulli", "cumsum", "cumprod", "softmax", "log_softmax",
+              "prod"):
     if "out" not in _inspect.signature(globals()[_name]).parameters:
         globals()[_name] = _with_out(globals()[_name])
 for _name, _value in list(globals().items()):

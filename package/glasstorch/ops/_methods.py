@@ -105,7 +105,7 @@ _TENSOR_API_METHODS = {
     "atan2": pointwise.atan2, "arctan2": pointwise.atan2,
     # reductions and scans
     "norm": reduction.norm, "std": reduction.std, "logsumexp": reduction.logsumexp, "cumsum": reduction.cumsum,
-    "cumprod": reduction.cumprod,
+    "cumprod": reduction.cumprod, "prod": reduction.prod,
     # sorting
     "sort": sorting.sort, "argsort": sorting.argsort, "msort": sorting.msort, "topk": sorting.topk,
     "unique": sorting.unique,

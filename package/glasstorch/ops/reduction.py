@@ -672,3 +672,68 @@ def cumprod(input: Tensor, dim: int, *, dtype: Any = None, out: Any = None) -> T
         node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
         set_history(result, node)
     return result if out is None else _write_out(out, result)
+
+
+def _product_of_others(x: Tensor, dim: int) -> Tensor:
+    """For each element, the product of the others along ``dim``: (product of those before) *
+    (product of those after), two cumulative products. No division, so zeros are fine."""
+    n = x.shape[dim]
+    one = x.narrow(dim, 0, 1) * 0 + 1
+    before = _cat_along(dim, one, x.narrow(dim, 0, n - 1)).cumprod(dim)
+    after = _cat_along(dim, x.narrow(dim, 1, n - 1), one).flip(dim).cumprod(dim).flip(dim)
+    return before * after
+
+
+def _cat_along(dim: int, *tensors: Tensor) -> Tensor:
+    from .shape import cat
+
+    return cat(tensors, dim)
+
+
+class ProdBackward0(Node):
+    """out = prod(self):  d/dx_i = grad * prod_{j != i} x_j."""
+
+    result_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        if self_._data.size == 0:
+            return (self_ * 0,)
+        return (grad * _product_of_others(self_.reshape(-1), 0).reshape(self_.shape),)
+
+
+class ProdBackward1(Node):
+    """out = prod(self, dim):  d/dx_i = grad * (product of the others in x_i's slice)."""
+
+    dim: int
+    keepdim: bool
+    result_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        if self_._data.size == 0:
+            return (self_ * 0,)
+        return (_restore_dims(grad, (self.dim,), self.keepdim) * _product_of_others(self_, self.dim),)
+
+
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The product of all elements, or of each slice along ``dim``; integers (and bools) multiply
+    in int64, as ``sum`` adds them."""
+    data = input._data
+    target = _scan_dtype(input, dtype)
+    if dim is None:
+        values, node = np.asarray(np.prod(data, dtype=target)), ProdBackward0
+    else:
+        (axis,) = normalize_dims(dim, data.ndim) if data.ndim else (0,)
+        values = np.prod(data.reshape(data.shape or (1,)), axis=axis, keepdims=keepdim, dtype=target)
+        values, node = values.reshape(values.shape if data.ndim else ()), ProdBackward1
+    result = _wrap(np.asarray(values))
+    if compute_requires_grad(input):
+        node = node(input)
+        if dim is not None:
+            node.dim, node.keepdim = axis, keepdim
+        node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
+        set_history(result, node)
+    return result
