@@ -406,6 +406,11 @@ ERROR_CASES = {
     "sin_int_in_place": lambda lib: lib.tensor([1, 2]).sin_(),
     "norm_int": lambda lib: lib.tensor([1, 2]).norm(),
     "std_int": lambda lib: lib.tensor([1, 2]).std(),
+    "ceil_bool": lambda lib: lib.tensor([True, False]).ceil(),
+    "round_bool": lambda lib: lib.tensor([True, False]).round(),
+    "round_decimals_int": lambda lib: lib.tensor([1, 2]).round(decimals=1),
+    "topk_bool": lambda lib: lib.tensor([True, False]).topk(1),
+    "cross_bool": lambda lib: lib.cross(lib.ones(3, dtype=lib.bool), lib.ones(3, dtype=lib.bool), dim=0),
     "unsqueeze_leaf": lambda lib: lib.zeros(2, requires_grad=True).unsqueeze_(0),
     "out_requires_grad": lambda lib: lib.add(lib.ones(2, requires_grad=True), 1, out=lib.zeros(2)),
     "out_dtype": lambda lib: lib.add(lib.ones(2), lib.ones(2), out=lib.zeros(2, dtype=lib.long)),
@@ -541,3 +546,38 @@ def test_scatter_add_with_a_source_larger_than_the_index_gradchecks():
     base = gt.tensor(data((3, 4), dtype=np.float64), requires_grad=True)
     src = gt.tensor(data((3, 4), 1, dtype=np.float64), requires_grad=True)
     assert gradcheck(lambda a, b: gt.scatter_add(a, 1, index, b), (base, src))
+
+
+# --- dtype rules: every op on every dtype gives PyTorch's dtype and values, or PyTorch's error type ----
+DTYPE_OPS = {
+    **{name: (lambda name: lambda lib, x: getattr(x, name)())(name) for name in (
+        "log10", "log2", "log1p", "expm1", "asin", "acos", "atan", "ceil", "floor", "round", "trunc", "frac", "sign",
+        "rsqrt", "square", "reciprocal", "norm", "std", "prod", "argsort", "unique", "nonzero", "msort")},
+    "cumsum": lambda lib, x: x.cumsum(0), "cumprod": lambda lib, x: x.cumprod(0), "logsumexp": lambda lib, x: x.logsumexp(0),
+    "sort": lambda lib, x: x.sort().values, "topk": lambda lib, x: x.topk(2).values, "roll": lambda lib, x: x.roll(1),
+    "flip": lambda lib, x: x.flip(0), "tril": lambda lib, x: x.reshape(2, 2).tril(), "repeat": lambda lib, x: x.repeat(2),
+    "unfold": lambda lib, x: x.unfold(0, 2, 1), "atan2": lambda lib, x: lib.atan2(x, x), "outer": lambda lib, x: lib.outer(x, x),
+    "cross": lambda lib, x: lib.cross(x[:3], x[1:], dim=0), "gather": lambda lib, x: x.gather(0, lib.tensor([1, 0])),
+    "index_select": lambda lib, x: x.index_select(0, lib.tensor([1, 0])), "masked_select": lambda lib, x: x.masked_select(x > 1),
+    "repeat_interleave": lambda lib, x: x.repeat_interleave(2), "scatter_add": lambda lib, x: x.scatter_add(0, lib.tensor([0, 0]), x),
+}
+DTYPE_NAMES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("dtype", DTYPE_NAMES)
+@pytest.mark.parametrize("op", sorted(DTYPE_OPS))
+def test_dtype_rules_as_pytorch(op, dtype):
+    def program(lib):
+        x = lib.tensor([1, 2, 0, 3], dtype=getattr(lib, dtype))
+        try:
+            result = DTYPE_OPS[op](lib, x)
+        except Exception as error:  # noqa: BLE001 - the error's type is what we compare
+            return type(error).__name__
+        return str(result.dtype).split(".")[-1], result.double().numpy()
+
+    got, want = run_both(program)
+    if isinstance(want, str) or isinstance(got, str):
+        assert got == want, "error types"
+    else:
+        assert got[0] == want[0], "dtype"
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-2, equal_nan=True)

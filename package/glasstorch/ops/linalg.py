@@ -406,6 +406,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._data.shape[axis]} "
                            f"and {other._data.shape[axis]}")
     a, b = promoted(input, other)
+    if a.dtype == np.bool_:
+        raise NotImplementedError('"cross" not implemented for \'Bool\'')
     result = _wrap(np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=axis))
     if compute_requires_grad(input, other):
         node = LinalgCrossBackward0(input, other)

@@ -388,23 +388,26 @@ class RoundBackward1(_StepBackward):
     """``round(decimals=d)``."""
 
 
-def _step(input: Tensor, function: Any, node_class: type) -> Tensor:
-    """Integers are already whole: they come back as a copy (PyTorch's answer too)."""
+def _step(input: Tensor, function: Any, node_class: type, kernel: str) -> Tensor:
+    """Integers are already whole: they come back as a copy (PyTorch's answer too); PyTorch has
+    no kernel for bool (``kernel`` names the one its message names)."""
     data = input._data
-    values = data.copy() if data.dtype.kind in "biu" else function(data)
+    if data.dtype == np.bool_ or (kernel == "round_cpu" and data.dtype.kind in "iu"):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(input.dtype)}\'')
+    values = data.copy() if data.dtype.kind in "iu" else function(data)
     return _unary(input, values, node_class)
 
 
 def ceil(input: Tensor) -> Tensor:
-    return _step(input, np.ceil, CeilBackward0)
+    return _step(input, np.ceil, CeilBackward0, "ceil_vml_cpu")
 
 
 def floor(input: Tensor) -> Tensor:
-    return _step(input, np.floor, FloorBackward0)
+    return _step(input, np.floor, FloorBackward0, "floor_vml_cpu")
 
 
 def trunc(input: Tensor) -> Tensor:
-    return _step(input, np.trunc, TruncBackward0)
+    return _step(input, np.trunc, TruncBackward0, "trunc_vml_cpu")
 
 
 fix = trunc
@@ -414,14 +417,14 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
     """To the nearest integer, halves to even (``round(2.5) == 2``), as PyTorch and numpy do.
     With ``decimals=d``: as PyTorch, ``rint(x * 10**d) / 10**d`` (for d < 0, ``rint(x / 10**-d) * 10**-d``)."""
     if decimals == 0:
-        return _step(input, np.rint, RoundBackward0)
+        return _step(input, np.rint, RoundBackward0, "round_vml_cpu")
     scale = 10.0 ** (decimals if decimals > 0 else -decimals)  # (abs is this module's op)
 
     def rounded(x: np.ndarray) -> np.ndarray:
         ten = np.asarray(scale, x.dtype)
         return np.rint(x * ten) / ten if decimals > 0 else np.rint(x / ten) * ten
 
-    return _step(input, rounded, RoundBackward1)
+    return _step(input, rounded, RoundBackward1, "round_cpu")  # (no integer kernel with decimals)
 
 
 def _signed(input: Tensor) -> Tensor:

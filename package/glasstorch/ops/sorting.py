@@ -87,6 +87,8 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
     """``(values, indices)`` of the ``k`` largest (or smallest) elements along ``dim``, in order."""
+    if input._data.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     axis = _dim_of(input, dim)
     size = input._data.shape[axis] if input._data.ndim else 1
     if not 0 <= k <= size:
