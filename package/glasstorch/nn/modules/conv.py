@@ -9,8 +9,7 @@ and a ``bias`` of shape (out_channels), and calls its functional twin (``F.conv2
 ``padding_mode`` other than ``'zeros'`` pads the input first (``'reflect'``, ``'replicate'``,
 ``'circular'``, PyTorch: ``F.pad``) and then convolves without padding.
 
-Simplified: no ``ConvTranspose*d`` and no ``Lazy*`` layers (``_ConvNd`` still accepts
-``transposed=True`` and builds the transposed weight shape, as PyTorch's does).
+``LazyConv1d/2d/3d`` take ``in_channels`` from their first input (see lazy.py).
 """
 from __future__ import annotations
 
@@ -24,10 +23,11 @@ from ..._tensor import Tensor
 from ...ops.conv import pad_for_convolution
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
 
 
 def _ntuple(n: int, name: str) -> Any:
@@ -223,3 +223,73 @@ class Conv3d(_ConvNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias)
+
+
+class _LazyConvXdMixin(LazyModuleMixin):
+    """What the Lazy convolutions share: ``in_channels`` read from the first input."""
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0, dilation: Any = 1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device: Any = None,
+                 dtype: Any = None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # in_channels 0 and bias False: no tensors that would be replaced at once
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        if self.has_uninitialized_params():
+            self.in_channels = self._get_in_channels(input)
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                self.weight.materialize((self.in_channels, self.out_channels // self.groups, *self.kernel_size))
+            else:
+                self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _get_in_channels(self, input: Tensor) -> int:
+        num_dims_no_batch = self._get_num_spatial_dims() + 1  # + the channels
+        num_dims_batch = num_dims_no_batch + 1
+        if input.dim() not in (num_dims_no_batch, num_dims_batch):
+            raise RuntimeError(f"Expected {num_dims_no_batch}D (unbatched) or {num_dims_batch}D (batched) input "
+                               f"to {self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == num_dims_batch else input.shape[0]
+
+    def _get_num_spatial_dims(self) -> int:
+        raise NotImplementedError
+
+
+class LazyConv1d(_LazyConvXdMixin, Conv1d):
+    """A Conv1d whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = Conv1d
+
+    def _get_num_spatial_dims(self) -> int:
+        return 1
+
+
+class LazyConv2d(_LazyConvXdMixin, Conv2d):
+    """A Conv2d whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = Conv2d
+
+    def _get_num_spatial_dims(self) -> int:
+        return 2
+
+
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """A Conv3d whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = Conv3d
+
+    def _get_num_spatial_dims(self) -> int:
+        return 3

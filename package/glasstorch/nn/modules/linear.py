@@ -1,4 +1,4 @@
-"""``Identity`` and ``Linear``. Mirrors torch/nn/modules/linear.py."""
+"""``Identity``, ``Linear`` and ``LazyLinear``. Mirrors torch/nn/modules/linear.py."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,9 @@ from ..._creation import empty
 from ..._tensor import Tensor
 from .. import functional as F
 from .. import init
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from ...autograd.grad_mode import no_grad
+from .lazy import LazyModuleMixin
 from .module import Module
 
 
@@ -55,3 +57,30 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear layer whose ``in_features`` is taken from its first input (d2l's ``nn.LazyLinear``)."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, False)  # bias=False: no tensor that would be replaced at once
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()
