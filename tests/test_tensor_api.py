@@ -581,3 +581,49 @@ def test_dtype_rules_as_pytorch(op, dtype):
     else:
         assert got[0] == want[0], "dtype"
         np.testing.assert_allclose(got[1], want[1], rtol=1e-2, equal_nan=True)
+
+
+# --- the ops along a dim, on shapes drawn by hypothesis ----------------------------------------------
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from hypothesis.extra.numpy import array_shapes  # noqa: E402
+
+ALONG_DIM = {
+    "cumsum": lambda lib, x, d, r: x.cumsum(d),
+    "cumprod": lambda lib, x, d, r: x.cumprod(d),
+    "prod": lambda lib, x, d, r: x.prod(d, keepdim=True),
+    "logsumexp": lambda lib, x, d, r: x.logsumexp(d),
+    "norm": lambda lib, x, d, r: x.norm(dim=d),
+    "std": lambda lib, x, d, r: x.std(d, correction=0),
+    "flip": lambda lib, x, d, r: x.flip(d),
+    "roll": lambda lib, x, d, r: x.roll(int(r.integers(-3, 4)), d),
+    "sort": lambda lib, x, d, r: tuple(x.sort(d, descending=bool(r.integers(2)))),
+    "topk": lambda lib, x, d, r: tuple(x.topk(int(r.integers(1, x.shape[d] + 1)), d)),
+    "split": lambda lib, x, d, r: x.split(int(r.integers(1, x.shape[d] + 1)), d),
+    "unfold": lambda lib, x, d, r: x.unfold(d, int(r.integers(1, x.shape[d] + 1)), int(r.integers(1, 3))),
+    "repeat_interleave": lambda lib, x, d, r: x.repeat_interleave(int(r.integers(0, 3)), dim=d),
+    "index_select": lambda lib, x, d, r: x.index_select(d, lib.tensor(r.integers(0, x.shape[d], 4))),
+    "gather": lambda lib, x, d, r: x.gather(d, lib.tensor(r.integers(0, x.shape[d], x.shape))),
+    "scatter_add": lambda lib, x, d, r: x.scatter_add(d, lib.tensor(r.integers(0, x.shape[d], x.shape)), x * 2),
+    "index_add": lambda lib, x, d, r: x.index_add(d, lib.tensor(r.integers(0, x.shape[d], x.shape[d])), x, alpha=0.5),
+}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shape=array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4), data_=st.data())
+@pytest.mark.parametrize("op", sorted(ALONG_DIM))
+def test_ops_along_a_dim_on_drawn_shapes(op, shape, data_):
+    dim = data_.draw(st.integers(-len(shape), len(shape) - 1), label="dim")
+    seed = data_.draw(st.integers(0, 2**16), label="seed")
+    inputs = [data(shape, seed)]
+    function = lambda lib, x: ALONG_DIM[op](lib, x, dim, np.random.default_rng(seed))  # noqa: E731
+    got, want = run_both(_program(inputs, function))
+    assert_same(got["out"], want["out"], "output")
+    assert got["grad_fn"] == want["grad_fn"]
+    assert_same(got["grads"], want["grads"], "gradients")
+    leaves = (gt.tensor(inputs[0].astype(np.float64), requires_grad=True),)
+    assert gradcheck(lambda x: tuple(o for o in _as_outputs(function(gt, x)) if o.is_floating_point()), leaves)
+
+
+def _as_outputs(out):
+    return out if isinstance(out, (tuple, list)) else (out,)

@@ -527,7 +527,7 @@ def _write_out(out: Tensor, result: Tensor) -> Tensor:
 
 
 class StdBackward0(Node):
-    """out = sqrt(var):  d/dx = grad * (x - mean) / ((N - correction) * out)."""
+    """out = sqrt(var):  d/dx = grad * (x - mean) / ((N - correction) * out), and 0 where out = 0."""
 
     correction: Any
     dim: tuple | None
@@ -541,7 +541,9 @@ class StdBackward0(Node):
         count = math.prod(self_._data.shape[d] for d in dims)
         degrees = builtins.max(0, count - (1 if self.correction is None else self.correction))
         centred = self_ - self_.mean(dims, keepdim=True)
-        scale = _restore_dims(grad / result, dims, self.keepdim)
+        # as PyTorch's std_backward: d std = d var / (2 std), taken as 0 where std = 0
+        grad_var = (grad / (result * 2)).masked_fill(_wrap(result._data == 0), 0.0)
+        scale = _restore_dims(grad_var, dims, self.keepdim) * 2
         return (scale * centred / degrees if degrees else scale * centred * float("inf"),)
 
 
