@@ -627,3 +627,11 @@ def test_ops_along_a_dim_on_drawn_shapes(op, shape, data_):
 
 def _as_outputs(out):
     return out if isinstance(out, (tuple, list)) else (out,)
+
+
+def test_the_default_generator_is_what_manual_seed_seeds():
+    assert gt.manual_seed(5) is gt.default_generator and gt.initial_seed() == 5
+    state = gt.default_generator.get_state()
+    first = gt.rand(3)
+    gt.set_rng_state(state)
+    assert gt.equal(gt.rand(3), first)
