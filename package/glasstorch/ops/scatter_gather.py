@@ -15,6 +15,7 @@ which would count a repeated index once).
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -165,6 +166,10 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Any = None, *, value: A
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
     if reduce is not None and reduce not in _REDUCE_UFUNCS:
         raise RuntimeError("reduce argument must be either add or multiply.")
+    if reduce is not None and src_tensor is not None:
+        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
+                      UserWarning, stacklevel=3)
     index_data = _as_nd(index._data)
     where = _positions(index_data, axis)
     values = _as_nd(input._data).copy()
