@@ -144,7 +144,7 @@ class ScatterReduceNotImplemented(Node):
     """PyTorch records ``NotImplemented`` for ``scatter(..., reduce=)``: no derivative."""
 
     def name(self) -> str:
-        return "torch::autograd::NotImplemented"
+        return "NotImplemented"
 
     def backward(self, grad: Tensor) -> tuple:
         raise RuntimeError("derivative for aten::scatter.reduce is not implemented (use scatter_reduce or scatter_add)")
