@@ -666,3 +666,20 @@ def test_the_default_generator_is_what_manual_seed_seeds():
 def test_scatter_with_reduce_and_a_tensor_source_warns_as_pytorch():
     with pytest.warns(UserWarning, match="reduce argument of torch.scatter with Tensor src is deprecated"):
         gt.zeros(3).scatter_(0, gt.tensor([0, 0]), gt.tensor([1.0, 2.0]), reduce="add")
+
+
+def test_scatter_with_reduce_records_pytorchs_node_without_a_derivative():
+    def program(lib):
+        x = lib.ones(3, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = lib.zeros(3).scatter(0, lib.tensor([0, 0]), x[:2] * 1, reduce="add")
+        name = grad_fn_name(out)
+        try:
+            out.sum().backward()
+        except RuntimeError as error:
+            return name, "not implemented" in str(error)
+        return name, False
+
+    got, want = run_both(program)
+    assert got == want == ("NotImplemented", True)
