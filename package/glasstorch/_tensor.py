@@ -25,6 +25,7 @@ import numpy as np
 
 from . import autograd, dtypes as _dtypes
 from ._tensor_str import tensor_repr
+from .autograd.grad_mode import _InferenceMode
 from .autograd.graph import Node
 
 
@@ -133,6 +134,8 @@ class Tensor:
     _requires_grad = False
     _backward_hooks: dict | None = None  # a leaf's hooks (a non-leaf's live on its grad_fn)
     _retains_grad = False
+    _is_inference = False  # made inside inference_mode()
+    _post_accumulate_grad_hooks: dict | None = None  # a leaf's register_post_accumulate_grad_hook
     _grad_accumulator_ref = None  # weakref to this leaf's AccumulateGrad
     _base: "Tensor | None" = None  # the tensor this one is a view of
     output_nr = 0
@@ -443,6 +446,25 @@ class Tensor:
         self._backward_hooks[handle.id] = hook
         return handle
 
+    def register_post_accumulate_grad_hook(self, hook: Callable[["Tensor"], None]):
+        """Call ``hook(tensor)`` after backward has accumulated this leaf's ``.grad`` (an optimizer
+        step can run there, gradient by gradient). Run by ``AccumulateGrad``."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .utils.hooks import RemovableHandle
+
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = OrderedDict()
+        handle = RemovableHandle(self._post_accumulate_grad_hooks)
+        self._post_accumulate_grad_hooks[handle.id] = hook
+        return handle
+
+    def is_inference(self) -> builtins.bool:
+        """Was this tensor made inside ``inference_mode()``?"""
+        return self._is_inference
+
     def backward(
         self,
         gradient: "Tensor | None" = None,
@@ -510,6 +532,8 @@ def _wrap(data: np.ndarray, cls: type = Tensor) -> Tensor:
     # a tensor always holds an array, which in-place ops can write into
     tensor._data = data if type(data) is np.ndarray else np.asarray(data)
     tensor._version_counter = [0]
+    if _InferenceMode.enabled:
+        tensor._is_inference = True
     return tensor
 
 
@@ -521,6 +545,8 @@ def _wrap_output(data: np.ndarray, grad_fn: Node | None, version_counter: Versio
     if grad_fn is not None:
         tensor.grad_fn = grad_fn
         tensor._requires_grad = True
+    elif _InferenceMode.enabled:
+        tensor._is_inference = True
     return tensor
 
 

@@ -13,11 +13,14 @@ from .. import _tensor as _tensor_module  # a cycle (_tensor imports autograd): 
 from . import graph
 from .engine import execute
 from .function import Function, FunctionCtx
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .anomaly_mode import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from . import functional
 from .graph import AccumulateGrad, Node, gradient_edge, grad_accumulator
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "graph", "Node"]
+           "is_grad_enabled", "graph", "Node", "inference_mode", "is_inference_mode_enabled", "detect_anomaly",
+           "set_detect_anomaly", "functional"]
 
 
 # as in PyTorch's autograd/__init__.py: the function is bound over the submodule of the same name,

@@ -20,6 +20,7 @@ import itertools
 from typing import TYPE_CHECKING, Sequence
 
 from ..dtypes import from_numpy_dtype
+from .anomaly_mode import _AnomalyMode, call_function_checked
 from .grad_mode import _GradMode
 from .graph import AccumulateGrad, Node
 
@@ -147,7 +148,8 @@ def evaluate_function(task: GraphTask, node: Node, grad: "Tensor | None") -> tup
             return (None,) * len(node._next)
     if grad is None:  # no gradient reached this Node: nothing to compute, none to pass on
         return (None,) * len(node._next)
-    grads = call_function(node, grad)
+    # in anomaly mode a failure names the forward call that created the Node (anomaly_mode.py)
+    grads = call_function_checked(node, grad) if _AnomalyMode.enabled else call_function(node, grad)
     if not task.keep_graph:
         node.release_variables()
     return grads

@@ -4,11 +4,13 @@ Mirrors ``torch/autograd/function.py``. ``MyOp.apply(*args)`` runs ``MyOp.forwar
 without recording, then (if an input requires grad) attaches a ``MyOpBackward`` Node to the
 result; backward calls ``MyOp.backward(ctx, grad)``. As in PyTorch, ``ctx`` *is* that Node.
 
-Simplified: the forward returns one tensor (PyTorch also allows several).
+Simplified: a glasstorch Node has one output, so of the tensors ``forward`` returns, only one may
+be differentiable; mark the others with ``ctx.mark_non_differentiable`` (sort's indices, say).
 """
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 from .grad_mode import no_grad, _GradMode
 from .graph import Node
@@ -42,10 +44,25 @@ class BackwardCFunction(Node):
         self.materialize_grads = value
 
     def mark_dirty(self, *tensors: Any) -> None:
-        pass  # glasstorch's in-place bookkeeping happens in the in-place ops themselves
+        """Say which inputs ``forward`` changed in place: they now come from this Node (``apply``)."""
+        self._dirty = tensors
+
+    _dirty: tuple = ()
+    _outputs: tuple = ((), 0)  # (each output's (shape, dtype) or None, the differentiable one's index)
+
+    def _grad_outputs(self, grad: Any) -> tuple:
+        """One gradient per output of forward: ``grad`` for the differentiable one; for the others,
+        zeros (or None after ``ctx.set_materialize_grads(False)``)."""
+        from .._creation import zeros
+
+        metadata, index = self._outputs
+        if len(metadata) <= 1:
+            return (grad,)
+        return tuple(grad if i == index else None if meta is None or not self.materialize_grads
+                     else zeros(meta[0], dtype=meta[1]) for i, meta in enumerate(metadata))
 
     def backward(self, grad: Any) -> tuple:
-        grads = self._forward_cls.backward(self, grad)
+        grads = self._forward_cls.backward(self, *self._grad_outputs(grad))
         if not isinstance(grads, tuple):
             grads = (grads,)
         expected = len(self.needs_input_grad)
@@ -73,24 +90,92 @@ class Function:
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
         raise NotImplementedError("You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD.")
 
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> Any:
+        """Override it to write ``forward(*args)`` without ctx: ``apply`` then calls
+        ``setup_context(ctx, inputs, output)`` to save what backward needs."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        from .._tensor import Tensor, _wrap
-
         recording = _GradMode.enabled and any(getattr(a, "_requires_grad", False) for a in args)
         ctx = cls._backward_cls(*args)
         with no_grad():
-            output = cls.forward(ctx, *args, **kwargs)
-        if not isinstance(output, Tensor):
-            raise TypeError(f"glasstorch's Function.forward must return one Tensor, got {type(output).__name__}")
+            if cls.setup_context is not Function.setup_context:  # forward without ctx
+                output = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, output)
+            else:
+                output = cls.forward(ctx, *args, **kwargs)
         if not recording:
             return output
-        if any(output is a for a in args):
-            output = _wrap(output._data)  # returning an input as it is: PyTorch returns a view
-        if output in ctx._non_differentiable or not output.dtype.is_floating_point:
-            return output
-        output.grad_fn, output._requires_grad = ctx, True
-        return output
+        outputs = output if isinstance(output, tuple) else (output,)
+        results = _wrap_outputs(ctx, args, outputs)
+        return results if isinstance(output, tuple) else results[0]
+
+
+def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: tuple) -> tuple:
+    """Connect forward's outputs to ``ctx`` (PyTorch's ``_wrap_outputs``): the differentiable one
+    gets ``grad_fn = ctx``; an input returned as it is becomes a view; an input marked dirty is
+    the same tensor, now with this history (``mark_dirty``)."""
+    from .._tensor import Tensor, _wrap
+
+    differentiable = [i for i, out in enumerate(outputs)
+                      if isinstance(out, Tensor) and out.dtype.is_floating_point
+                      and not any(out is other for other in ctx._non_differentiable)]
+    if len(differentiable) > 1:
+        raise NotImplementedError(
+            f"{ctx._forward_cls.__name__}.forward returned {len(differentiable)} differentiable tensors: glasstorch's "
+            "Nodes have one output, so a Function may return only one (mark the others with "
+            "ctx.mark_non_differentiable).")
+    ctx._outputs = (tuple((out._data.shape, out.dtype) if isinstance(out, Tensor) else None for out in outputs),
+                    differentiable[0] if differentiable else 0)
+    results = []
+    for i, out in enumerate(outputs):
+        if isinstance(out, Tensor):
+            if any(out is dirty for dirty in ctx._dirty):
+                if out.grad_fn is None and out._requires_grad:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+                out._version_counter[0] += 1
+            elif any(out is a for a in args):
+                out = _wrap(out._data)  # returning an input as it is: PyTorch returns a view
+            if i in differentiable:
+                out.grad_fn, out._requires_grad = ctx, True
+        results.append(out)
+    return tuple(results)
+
+
+class DelayedError(Node):
+    """The Node put after a ``@once_differentiable`` backward run under ``create_graph``:
+    differentiating through it raises (``torch/csrc/autograd/functions/basic_ops.h``)."""
+
+    def __init__(self, message: str, *inputs: Any) -> None:
+        super().__init__(*inputs)
+        self.message = message
+
+    def backward(self, grad: Any) -> tuple:
+        raise RuntimeError(self.message)
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Decorate a ``backward`` that is not itself differentiable: it runs under ``no_grad``, and
+    a double backward through it raises instead of giving a silently wrong answer."""
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *args: Any) -> Any:
+        from .graph import set_history
+
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not _GradMode.enabled or not any(getattr(arg, "_requires_grad", False) for arg in args):
+            return outputs
+        message = "trying to differentiate twice a function that was marked with @once_differentiable"
+        results = []
+        for out in (outputs if isinstance(outputs, tuple) else (outputs,)):
+            if out is not None:
+                out = set_history(out.detach(), DelayedError(message, *args))
+            results.append(out)
+        return tuple(results) if isinstance(outputs, tuple) else results[0]
+
+    return wrapper
 
 
 class FunctionCtx:

@@ -1,4 +1,5 @@
-"""Switching gradient recording on and off: ``no_grad``, ``enable_grad``, ``set_grad_enabled``.
+"""Switching gradient recording on and off: ``no_grad``, ``enable_grad``, ``set_grad_enabled``,
+``inference_mode``.
 
 Mirrors ``torch/autograd/grad_mode.py``. Each works as a context manager and as a decorator.
 Simplified: PyTorch keeps the flag per thread; glasstorch keeps one flag for the process.
@@ -79,3 +80,38 @@ class enable_grad(_DecoratorContextManager):
 
     def __exit__(self, *exc_info: Any) -> None:
         _GradMode.enabled = self.prev
+
+
+class _InferenceMode:
+    """Set inside ``inference_mode()``: the tensors made there are marked as inference tensors."""
+
+    enabled = False
+
+
+def is_inference_mode_enabled() -> bool:
+    return _InferenceMode.enabled
+
+
+class inference_mode(_DecoratorContextManager):
+    """``no_grad`` and more: tensors made inside are *inference tensors* (``t.is_inference()``),
+    which autograd refuses to save for backward later. PyTorch also skips their version counters
+    to save time; glasstorch only marks them. Works as ``@inference_mode`` too, without parentheses."""
+
+    def __new__(cls, mode_or_function: Any = True) -> Any:
+        if callable(mode_or_function) and not isinstance(mode_or_function, bool):
+            return cls()(mode_or_function)  # @inference_mode without parentheses
+        return super().__new__(cls)
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:
+        self.prev = (_InferenceMode.enabled, _GradMode.enabled)
+        _InferenceMode.enabled = self.mode
+        _GradMode.enabled = not self.mode  # as c10's InferenceMode guard: AutoGradMode(!enabled)
+
+    def __exit__(self, *exc_info: Any) -> None:
+        _InferenceMode.enabled, _GradMode.enabled = self.prev
+
+    def clone(self) -> "inference_mode":
+        return self.__class__(self.mode)

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
+from .anomaly_mode import _AnomalyMode, forward_stack
 from .grad_mode import _GradMode
+from .saved_tensor_hooks import _hooks_stack, disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
 from .. import _tensor as _tensor_module  # a cycle (Tensors point to Nodes, Nodes make Tensors): use it at call time only
 
 if TYPE_CHECKING:
@@ -45,17 +47,27 @@ class SavedTensor:
     data, not the output tensor: the output points at the Node through ``grad_fn``, and a pointer
     back would make a reference cycle that only Python's slow garbage collector could free.
     A Python number is kept as it is (PyTorch wraps it in a 0-d tensor first).
+
+    Inside ``autograd.graph.saved_tensors_hooks(pack, unpack)`` only ``pack(tensor)`` is kept,
+    and ``unpack`` gives the tensor back in backward.
     """
 
-    __slots__ = ("tensor", "data", "requires_grad", "version_counter", "saved_version", "is_output")
+    __slots__ = ("tensor", "data", "requires_grad", "version_counter", "saved_version", "is_output", "packed",
+                 "unpack_hook")
 
     def __init__(self, value: Any, is_output: bool = False) -> None:
         self.is_output = is_output
+        self.unpack_hook = None
         if not isinstance(value, _tensor_module.Tensor):
             self.tensor, self.data, self.version_counter = None, value, None
             return
-        self.tensor = None if is_output else value
-        self.data = value._data
+        if value._is_inference and not is_output:
+            raise RuntimeError(INFERENCE_MESSAGE)
+        if _hooks_stack:  # saved_tensors_hooks is active: keep only what pack returns
+            pack_hook, self.unpack_hook = _hooks_stack[-1]
+            self.packed = pack_hook(value)
+        self.tensor = None if is_output or self.unpack_hook else value
+        self.data = None if self.unpack_hook else value._data
         # An output is saved by the Node that computes it, before that Node is attached to it: it
         # will require grad, so that its unpacked copy links back to the Node (double backward).
         self.requires_grad = True if is_output else value._requires_grad
@@ -66,6 +78,8 @@ class SavedTensor:
         """The saved tensor, checked: not freed by an earlier backward, not modified in place."""
         if self.version_counter is None:
             return self.data  # a number
+        if self.unpack_hook is not None:
+            return self._unpack_with_hook(node)
         if self.data is None:
             raise RuntimeError(SECOND_BACKWARD_MESSAGE)
         if self.version_counter[0] != self.saved_version:
@@ -74,10 +88,24 @@ class SavedTensor:
             return self.tensor
         return _tensor_module._wrap_output(self.data, node if self.requires_grad else None, self.version_counter)
 
+    def _unpack_with_hook(self, node: "Node") -> Any:
+        """``unpack_hook(packed)``, checked as the tensor itself would be."""
+        if self.packed is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        value = self.unpack_hook(self.packed)
+        if self.version_counter[0] != self.saved_version:
+            self.data, self.tensor = value._data, value  # (for the message)
+            raise RuntimeError(self._modified_message(node))
+        if self.is_output and self.requires_grad:
+            return _tensor_module._wrap_output(value._data, node, self.version_counter)
+        return value
+
     def release(self) -> None:
         """Drop the tensor (after backward, unless retain_graph): unpack() now raises."""
         if self.version_counter is not None:
             self.tensor = self.data = None
+            if self.unpack_hook is not None:
+                self.packed = None
 
     def _modified_message(self, node: "Node") -> str:
         from ..dtypes import from_numpy_dtype
@@ -91,8 +119,20 @@ class SavedTensor:
             "one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [glasstorch.{kind} [{shape}]]{where} is at version "
             f"{self.version_counter[0]}; expected version {self.saved_version} instead. Hint: "
-            "the backtrace further above shows the operation that failed to compute its gradient."
+            + (ANOMALY_HINT if _AnomalyMode.enabled else ENABLE_ANOMALY_HINT)
         )
+
+
+# PyTorch's hints at the end of the in-place error: which one depends on anomaly mode
+ANOMALY_HINT = ("the backtrace further above shows the operation that failed to compute its gradient. The variable "
+                "in question was changed in there or anywhere later. Good luck!")
+ENABLE_ANOMALY_HINT = ("enable anomaly detection to find the operation that failed to compute its gradient, with "
+                       "glasstorch.autograd.set_detect_anomaly(True, check_nan=False).")
+INFERENCE_MESSAGE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
+)
 
 
 class Node:
@@ -113,6 +153,7 @@ class Node:
     _retain_grad_ref: Any = None  # weakref to the output tensor if it called retain_grad()
     _pre_hooks: dict | None = None  # the Node's own pre-hooks (grad_fn.register_prehook)
     _post_hooks: dict | None = None  # the Node's post-hooks (grad_fn.register_hook)
+    _anomaly_trace: list | None = None  # anomaly mode: the stack of the forward call that made this Node
 
     _saved_fields: tuple = ()  # every saved name this class declares (set by __init_subclass__)
 
@@ -121,6 +162,8 @@ class Node:
         self._next = tuple(map(gradient_edge, inputs))
         self._sequence_nr = next(_sequence_numbers)
         self._input_metadata = None  # the output's (shape, dtype), recorded by set_history
+        if _AnomalyMode.enabled:
+            self._anomaly_trace = forward_stack()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -275,6 +318,9 @@ class AccumulateGrad(Node):
             variable._grad = variable._grad + grad  # create_graph: keep the history
         else:
             variable._grad._data += grad._data  # accumulate in place, as PyTorch does
+        if variable._post_accumulate_grad_hooks:  # register_post_accumulate_grad_hook: once .grad is final
+            for hook in tuple(variable._post_accumulate_grad_hooks.values()):
+                hook(variable)
         return ()
 
 
