@@ -9,7 +9,7 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ..autograd.grad_mode import _GradMode
-from ..autograd.graph import Node, compute_requires_grad, set_history  # how an op joins the graph
+from ..autograd.graph import Node, SavedTensor, compute_requires_grad, set_history  # how an op joins the graph
 
 
 def as_tensor_arg(value: Any, name: str = "input") -> Tensor:
@@ -158,6 +158,12 @@ def grad_times(grad: Tensor, value: Any) -> Tensor:
         if _plain(x, y, False):
             return _wrap(x * y)  # (_wrap makes the numpy scalar of a 0-d product an array)
     return grad * value
+
+
+def saved_optional(tensor: Tensor | None) -> SavedTensor | None:
+    """An optional tensor argument saved for backward (a weight, a bias): None if it was not given
+    (PyTorch saves an undefined tensor, which ``grad_fn._saved_weight`` shows as None)."""
+    return None if tensor is None else SavedTensor(tensor)
 
 
 def reduce_grad_to(grad: Tensor, shape: tuple) -> Tensor:

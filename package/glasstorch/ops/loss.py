@@ -23,12 +23,13 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from .._typename import scalar_type_name
 from ._nn_checks import _check_floating, _check_not_differentiable, _work
-from ._util import broadcast_error, compute_requires_grad, reduce_grad_to, set_history
+from ._util import broadcast_error, compute_requires_grad, saved_optional, set_history
 
-_REDUCTIONS = ("none", "mean", "sum")
+_REDUCTIONS = ("none", "mean", "sum")  # in the order of PyTorch's at::Reduction enum (0, 1, 2)
+_MEAN = _REDUCTIONS.index("mean")  # a loss Node saves ``reduction`` as that enum's int, as PyTorch does
 
 
 def _reduce(values: np.ndarray, reduction: str) -> np.ndarray:
@@ -46,11 +47,16 @@ def _check_reduction(reduction: str) -> None:
 
 # --- mse_loss -----------------------------------------------------------------------------------
 class MseLossBackward0(Node):
-    """loss = reduce((self - target)²): d loss / d self = 2 (self - target) · grad [/ N for mean]."""
+    """loss = reduce((self - target)²): d loss / d self = 2 (self - target) · grad [/ N for mean],
+    d loss / d target = -(d loss / d self)."""
+
+    reduction: int
+    self_: SavedTensor
+    target_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        self_, target = self.saved_tensors
-        scale = 2.0 / self_.numel() if self.reduction == "mean" else 2.0
+        self_, target = self._saved_self, self._saved_target
+        scale = 2.0 / self_.numel() if self.reduction == _MEAN else 2.0
         diff = (self_ - target) * (grad * scale)
         return (diff if self.needs_input_grad(0) else None,
                 -diff if self.needs_input_grad(1) else None)
@@ -74,8 +80,8 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     out = _wrap(_reduce(diff * diff, reduction))
     if compute_requires_grad(input, target):
         node = MseLossBackward0(input_, target_)
-        node.save_for_backward(input_, target_)
-        node.reduction = reduction
+        node.self_, node.target_ = SavedTensor(input_), SavedTensor(target_)
+        node.reduction = _REDUCTIONS.index(reduction)
         set_history(out, node)
     return out
 
@@ -83,17 +89,26 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 # --- nll_loss ---------------------------------------------------------------------------------
 class NllLossBackward0(Node):
     """out = -weight[t] * input[t] per sample (summed, or divided by the sum of the weights of the
-    targets not ignored): the gradient is -weight[t] (/ that sum) at each target class, 0 elsewhere."""
+    targets not ignored): the gradient is -weight[t] (/ that sum) at each target class, 0 elsewhere.
+    (The target and weight are saved as in PyTorch; the backward reads the per-sample weights the
+    forward computed from them.)"""
+
+    ignore_index: int
+    reduction: int
+    self_: SavedTensor
+    target_: SavedTensor
+    total_weight_: SavedTensor  # the sum of the weights of the targets not ignored (a 0-d tensor)
+    weight_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        coefficients = np.zeros(self.self_shape, dtype=grad._data.dtype)
-        per_sample = -self.target_weights
-        if self.reduction == "mean":
+        coefficients = np.zeros(self._saved_self._data.shape, dtype=grad._data.dtype)
+        per_sample = -self._target_weights
+        if self.reduction == _MEAN:
             with np.errstate(divide="ignore", invalid="ignore"):  # all ignored: no gradient anywhere
-                per_sample = np.where(self.kept, per_sample / self.total_weight, 0)
-        axis = self.class_axis
-        np.put_along_axis(coefficients, np.expand_dims(self.safe_target, axis), np.expand_dims(per_sample, axis), axis)
-        if self.reduction == "none" and grad.dim():
+                per_sample = np.where(self._kept, per_sample / self._saved_total_weight._data, 0)
+        axis = self._class_axis
+        np.put_along_axis(coefficients, np.expand_dims(self._safe_target, axis), np.expand_dims(per_sample, axis), axis)
+        if self.reduction == _REDUCTIONS.index("none") and grad.dim():
             grad = grad.unsqueeze(axis)
         return (grad * _wrap(coefficients),)
 
@@ -132,8 +147,11 @@ def _nll_loss_forward(input: Tensor, target: Tensor, weight: Tensor | None, redu
     out = _wrap(np.asarray(values, dtype=data.dtype))
     if compute_requires_grad(input):
         node = node_class(input)
-        node.self_shape, node.class_axis, node.reduction = data.shape, class_axis, reduction
-        node.safe_target, node.kept, node.target_weights, node.total_weight = safe, kept, target_weights, total_weight
+        node.self_, node.target_, node.weight_ = SavedTensor(input), SavedTensor(target), saved_optional(weight)
+        # (PyTorch's kernel leaves the total weight at 0 when it does not reduce)
+        node.total_weight_ = SavedTensor(_wrap(np.asarray(0 if reduction == "none" else total_weight, dtype=data.dtype)))
+        node.ignore_index, node.reduction = ignore_index, _REDUCTIONS.index(reduction)
+        node._class_axis, node._safe_target, node._kept, node._target_weights = class_axis, safe, kept, target_weights
         set_history(out, node)
     return out
 
@@ -325,9 +343,14 @@ class BinaryCrossEntropyBackward0(Node):
     grad_input  = grad * w (x - t) / max(x (1 - x), 1e-12)
     grad_target = grad * w (log(1 - x) - log x)          (each / numel for 'mean')."""
 
+    reduction: int
+    self_: SavedTensor
+    target_: SavedTensor
+    weight_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, target, weight = self.saved_tensors
-        scale = grad if self.reduction != "mean" else grad / self.numel
+        self_, target, weight = self._saved_self, self._saved_target, self._saved_weight
+        scale = grad if self.reduction != _MEAN else grad / self_.numel()
         if weight is not None:
             scale = scale * weight
         grad_input = grad_target = None
@@ -360,8 +383,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     out = _wrap(np.asarray(_reduce(losses, reduction), dtype=input._data.dtype))
     if compute_requires_grad(input, target):
         node = BinaryCrossEntropyBackward0(input, target)
-        node.save_for_backward(input, target, weight)
-        node.reduction, node.numel = reduction, input.numel()
+        node.self_, node.target_, node.weight_ = SavedTensor(input), SavedTensor(target), saved_optional(weight)
+        node.reduction = _REDUCTIONS.index(reduction)
         set_history(out, node)
     return out
 
@@ -381,9 +404,16 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     grad_input  = grad * w ((pos_weight t + 1 - t) sigmoid(x) - pos_weight t)   (sigmoid(x) - t without pos_weight)
     grad_target = grad * w (log sigmoid(-x) - pos_weight log sigmoid(x))        (-x without pos_weight)."""
 
+    pos_weight_: SavedTensor
+    reduction: int
+    self_: SavedTensor
+    target_: SavedTensor
+    weight_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        self_, target, weight, pos_weight = self.saved_tensors
-        scale = grad if self.reduction != "mean" else grad / self.numel
+        self_, target, weight, pos_weight = (self._saved_self, self._saved_target, self._saved_weight,
+                                             self._saved_pos_weight)
+        scale = grad if self.reduction != _MEAN else grad / self._numel
         if weight is not None:
             scale = scale * weight
         grad_input = grad_target = None
@@ -393,13 +423,13 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
                 grad_input = (weighted_target + 1 - target) * self_.sigmoid() - weighted_target
             else:
                 grad_input = self_.sigmoid() - target
-            grad_input = reduce_grad_to(grad_input * scale, self_.shape)
+            grad_input = grad_input * scale
         if self.needs_input_grad(1):
             if pos_weight is not None:
                 grad_target = _log_sigmoid(-self_) - _log_sigmoid(self_) * pos_weight
             else:
                 grad_target = -self_
-            grad_target = reduce_grad_to(grad_target * scale, target.shape)
+            grad_target = grad_target * scale
         return grad_input, grad_target
 
 
@@ -427,8 +457,9 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     out = _wrap(np.asarray(_reduce(losses, reduction)))
     if compute_requires_grad(input, target):
         node = BinaryCrossEntropyWithLogitsBackward0(input, target)
-        node.save_for_backward(input, target, weight, pos_weight)
-        node.reduction, node.numel = reduction, int(losses.size)
+        node.self_, node.target_ = SavedTensor(input), SavedTensor(target)
+        node.weight_, node.pos_weight_ = saved_optional(weight), saved_optional(pos_weight)
+        node.reduction, node._numel = _REDUCTIONS.index(reduction), int(losses.size)
         set_history(out, node)
     return out
 

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from .._typename import scalar_type_name
 from ._nn_checks import _check_floating, _work
-from ._util import compute_requires_grad, set_history
+from ._util import compute_requires_grad, saved_optional, set_history
 
 
 # --- what both norms share --------------------------------------------------------------------
@@ -37,6 +37,11 @@ def _normalize_backward(grad_hat: Tensor, x_hat: Tensor, rstd: Tensor, dims: tup
     return rstd * (grad_hat - grad_hat.mean(dims, keepdim=True) - x_hat * (grad_hat * x_hat).mean(dims, keepdim=True))
 
 
+def _saved_statistic(values: np.ndarray, input: Tensor) -> SavedTensor:
+    """A mean or 1/std of the forward, as the input's dtype (PyTorch's ``result1``/``result2``)."""
+    return SavedTensor(_wrap(values.astype(input._data.dtype, copy=False)))
+
+
 def _sum_over(value: Tensor, dims: tuple) -> Tensor:
     return value.sum(dims) if dims else value
 
@@ -45,16 +50,26 @@ def _sum_over(value: Tensor, dims: tuple) -> Tensor:
 class NativeLayerNormBackward0(Node):
     """out = x_hat * weight + bias, with x_hat = (x - mean) * rstd over the last dims:
     grad_input through ``_normalize_backward`` with grad_hat = grad * weight,
-    grad_weight = sum of grad * x_hat and grad_bias = sum of grad, over the leading dims."""
+    grad_weight = sum of grad * x_hat and grad_bias = sum of grad, over the leading dims.
+    Saves PyTorch's ``result1``/``result2`` (the mean and 1/std, shaped to broadcast), but the
+    backward recomputes them with tensor ops, so that a double backward differentiates them too."""
+
+    input_: SavedTensor
+    normalized_shape: tuple
+    weight_: SavedTensor
+    bias_: SavedTensor
+    result1_: SavedTensor
+    result2_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        input, weight = self.saved_tensors
-        x_hat, rstd = _normalize(input, self.dims, self.eps)
-        leading = tuple(range(input.dim() - len(self.dims)))
+        input, weight = self._saved_input, self._saved_weight
+        dims = tuple(range(-len(self.normalized_shape), 0))
+        x_hat, rstd = _normalize(input, dims, self._eps)
+        leading = tuple(range(input.dim() - len(dims)))
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
             grad_hat = grad * weight if weight is not None else grad
-            grad_input = _normalize_backward(grad_hat, x_hat, rstd, self.dims)
+            grad_input = _normalize_backward(grad_hat, x_hat, rstd, dims)
         if self.needs_input_grad(1):
             grad_weight = _sum_over(grad * x_hat, leading)
         if self.needs_input_grad(2):
@@ -87,8 +102,10 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     _check_layer_norm(input, shape, weight, bias)
     dims = tuple(range(-len(shape), 0))
     data = _work(input._data)
-    centred = data - data.mean(axis=dims, keepdims=True)
-    values = centred / np.sqrt((centred * centred).mean(axis=dims, keepdims=True) + eps)
+    mean = data.mean(axis=dims, keepdims=True)
+    centred = data - mean
+    std = np.sqrt((centred * centred).mean(axis=dims, keepdims=True) + eps)
+    values = centred / std
     if weight is not None:
         values *= weight._data
     if bias is not None:
@@ -96,8 +113,10 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
     out = _wrap(values.astype(input._data.dtype, copy=False))
     if compute_requires_grad(input, weight, bias):
         node = NativeLayerNormBackward0(input, weight, bias)
-        node.save_for_backward(input, weight)
-        node.dims, node.eps = dims, eps
+        node.input_, node.normalized_shape = SavedTensor(input), shape
+        node.weight_, node.bias_ = saved_optional(weight), saved_optional(bias)
+        node.result1_, node.result2_ = _saved_statistic(mean, input), _saved_statistic(1 / std, input)
+        node._eps = eps
         set_history(out, node)
     return out
 
@@ -106,11 +125,23 @@ def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = Non
 class NativeGroupNormBackward0(Node):
     """The input (N, C, *) is viewed as (N, G, C/G * spatial) and each group normalised, then
     scaled and shifted per channel: the layer-norm backward inside each group, and grad_weight,
-    grad_bias summed over the batch and the spatial dims."""
+    grad_bias summed over the batch and the spatial dims. (``result1``/``result2``, the (N, G)
+    means and 1/stds, are saved as in PyTorch but recomputed, as in layer_norm's backward.)"""
+
+    N: int
+    C: int
+    HxW: int
+    group: int
+    eps: float
+    input_: SavedTensor
+    weight_: SavedTensor
+    result1_: SavedTensor
+    result2_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        input, weight = self.saved_tensors
-        grouped_shape, channel_shape = self.grouped_shape, self.channel_shape
+        input, weight = self._saved_input, self._saved_weight
+        grouped_shape = (self.N, self.group, self.C // self.group * self.HxW)
+        channel_shape = (1, self.C) + (1,) * (input.dim() - 2)  # broadcasts a per-channel vector
         x_hat_grouped, rstd = _normalize(input.reshape(grouped_shape), (-1,), self.eps)
         x_hat = x_hat_grouped.reshape(input.shape)
         not_channel = (0, *range(2, input.dim()))
@@ -149,8 +180,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     grouped_shape = (shape[0], num_groups, int(np.prod(shape[1:], dtype=np.int64)) // num_groups)
     channel_shape = (1, shape[1]) + (1,) * (len(shape) - 2)  # broadcasts a per-channel vector
     grouped = _work(input._data).reshape(grouped_shape)
-    centred = grouped - grouped.mean(axis=-1, keepdims=True)
-    values = (centred / np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)).reshape(shape)
+    mean = grouped.mean(axis=-1, keepdims=True)
+    centred = grouped - mean
+    std = np.sqrt((centred * centred).mean(axis=-1, keepdims=True) + eps)
+    values = (centred / std).reshape(shape)
     if weight is not None:
         values = values * weight._data.reshape(channel_shape)
     if bias is not None:
@@ -158,7 +191,10 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     out = _wrap(values.astype(input._data.dtype, copy=False))
     if compute_requires_grad(input, weight, bias):
         node = NativeGroupNormBackward0(input, weight, bias)
-        node.save_for_backward(input, weight)
-        node.grouped_shape, node.channel_shape, node.eps = grouped_shape, channel_shape, eps
+        node.N, node.C, node.group, node.eps = shape[0], shape[1], num_groups, eps
+        node.HxW = int(np.prod(shape[2:], dtype=np.int64))
+        node.input_, node.weight_ = SavedTensor(input), saved_optional(weight)
+        node.result1_ = _saved_statistic(mean.reshape(grouped_shape[:2]), input)
+        node.result2_ = _saved_statistic((1 / std).reshape(grouped_shape[:2]), input)
         set_history(out, node)
     return out
