@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._nn_checks import _check_floating, _work
 from ._util import compute_requires_grad, floating_data, set_history
 from .inplace import apply_inplace
@@ -26,14 +26,19 @@ from .inplace import apply_inplace
 class LeakyReluBackward0(Node):
     """out = x where x > 0, else negative_slope * x:  grad_input = grad * (1 or negative_slope)."""
 
+    negative_slope: float
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
-        return (grad * _slopes(self_, self.negative_slope),)
+        return (grad * _slopes(self._saved_self, self.negative_slope),)
 
 
 class LeakyReluBackward1(Node):
     """The in-place form: it saves the *result*, whose sign tells the input's only when the slope
     is not negative (PyTorch's error otherwise)."""
+
+    negative_slope: float
+    result_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
         if self.negative_slope < 0:
@@ -42,8 +47,7 @@ class LeakyReluBackward1(Node):
                 "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
                 "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
                 "in-place leakRelu backward calculation with negative slope")
-        (result,) = self.saved_tensors
-        return (grad * _slopes(result, self.negative_slope),)
+        return (grad * _slopes(self._saved_result, self.negative_slope),)
 
 
 def _slopes(tensor: Tensor, negative_slope: float) -> Tensor:
@@ -59,8 +63,10 @@ def _leaky_relu(input: Tensor, negative_slope: float, node_class: type) -> Tenso
     if compute_requires_grad(input):
         node = node_class(input)
         node.negative_slope = negative_slope
-        node.save_for_backward(*((input,) if node_class is LeakyReluBackward0 else ()),
-                               output=out if node_class is LeakyReluBackward1 else None)
+        if node_class is LeakyReluBackward0:
+            node.self_ = SavedTensor(input)
+        else:
+            node.result_ = SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 
@@ -124,8 +130,10 @@ def _erf_values(data: np.ndarray) -> np.ndarray:
 class ErfBackward0(Node):
     """d erf(x) / dx = 2 / sqrt(pi) * exp(-x**2)."""
 
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (self_,) = self.saved_tensors
+        self_ = self._saved_self
         return (grad * (2 / math.sqrt(math.pi)) * (-(self_ * self_)).exp(),)
 
 
@@ -135,7 +143,7 @@ def erf(input: Tensor) -> Tensor:
     out = _wrap(_erf_values(data).astype(data.dtype, copy=False))
     if compute_requires_grad(input):
         node = ErfBackward0(input)
-        node.save_for_backward(input)
+        node.self_ = SavedTensor(input)
         set_history(out, node)
     return out
 
@@ -150,8 +158,11 @@ class GeluBackward0(Node):
     """'none': out = x * Phi(x), so grad_input = grad * (Phi(x) + x * phi(x)) with Phi the normal
     CDF and phi its density. 'tanh': the derivative of 0.5 x (1 + tanh(beta (x + kappa x**3)))."""
 
+    approximate: str
+    self_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        (x,) = self.saved_tensors
+        x = self._saved_self
         if self.approximate == "tanh":
             tanh_inner = (_TANH_BETA * (x + _TANH_KAPPA * x * x * x)).tanh()
             inner_derivative = _TANH_BETA * (1 + 3 * _TANH_KAPPA * x * x)
@@ -177,6 +188,6 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     if compute_requires_grad(input):
         node = GeluBackward0(input)
         node.approximate = approximate
-        node.save_for_backward(input)
+        node.self_ = SavedTensor(input)
         set_history(out, node)
     return out

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
-from ._util import apply_binary, set_history, promoted, compute_requires_grad, reduce_grad_to, shape_of
+from ..autograd.graph import Node, SavedTensor
+from ._util import apply_binary, set_history, promoted, compute_requires_grad
 
 
 def _compare(ufunc: Any, input: Any, other: Any) -> Tensor:
@@ -96,17 +96,20 @@ def equal(input: Tensor, other: Tensor) -> bool:
 
 
 class _ExtremumBackward(Node):
-    """The gradient goes to the larger (or smaller) input; ties split it in half, as in PyTorch."""
+    """The gradient goes to the larger (or smaller) input; ties split it in half, as in PyTorch:
+    d/dself = grad * (self wins + tie / 2),  d/dother = grad - d/dself."""
+
+    self_: SavedTensor
+    other_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        self_, other = self.saved_tensors
+        self_, other = self._saved_self, self._saved_other
         wins = _wrap(self.pick(self_._data, other._data))
         ties = _wrap(self_._data == other._data)
         share_self = grad * wins + grad * ties * 0.5
-        share_other = grad - share_self
         return (
-            reduce_grad_to(share_self, shape_of(self_)) if self.needs_input_grad(0) else None,
-            reduce_grad_to(share_other, shape_of(other)) if self.needs_input_grad(1) else None,
+            share_self if self.needs_input_grad(0) else None,
+            grad - share_self if self.needs_input_grad(1) else None,
         )
 
 
@@ -122,7 +125,7 @@ def _extremum(ufunc: Any, node_class: type, input: Tensor, other: Tensor) -> Ten
     out = _wrap(np.asarray(apply_binary(ufunc, input, other)))
     if compute_requires_grad(input, other):
         node = node_class(input, other)
-        node.save_for_backward(input, other)
+        node.self_, node.other_ = SavedTensor(input), SavedTensor(other)
         set_history(out, node)
     return out
 

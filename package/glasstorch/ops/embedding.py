@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import compute_requires_grad, set_history
 
 
@@ -17,8 +17,14 @@ class EmbeddingBackward0(Node):
     """out = weight[indices]: each looked-up row's gradient is added back into its row of the
     weight (rows looked up twice get both); the padding row gets none."""
 
+    indices_: SavedTensor
+    padding_idx: int
+    scale_grad_by_freq: bool
+    sparse: bool
+    weight_sym_argsize_0: int  # the number of rows of the weight
+
     def backward(self, grad: Tensor) -> tuple:
-        return (embedding_dense_backward(grad, self.indices, self.num_weights, self.padding_idx,
+        return (embedding_dense_backward(grad, self._saved_indices, self.weight_sym_argsize_0, self.padding_idx,
                                          self.scale_grad_by_freq),)
 
 
@@ -26,9 +32,12 @@ class EmbeddingDenseBackwardBackward0(Node):
     """The dense backward is linear in ``grad``: its own gradient reads ``grad_grad`` back at the
     indices (an embedding lookup), zero at the padding index, scaled like the forward."""
 
+    indices_: SavedTensor
+    padding_idx: int
+
     def backward(self, grad: Tensor) -> tuple:
-        looked_up = embedding(grad, self.indices)
-        return (looked_up * _wrap(self.row_scale[..., None].astype(grad._data.dtype)),)
+        looked_up = embedding(grad, self._saved_indices)
+        return (looked_up * _wrap(self._row_scale[..., None].astype(grad._data.dtype)),)
 
 
 def _row_scale(indices: Tensor, num_weights: int, padding_idx: int, scale_grad_by_freq: bool) -> np.ndarray:
@@ -58,7 +67,7 @@ def embedding_dense_backward(grad: Tensor, indices: Tensor, num_weights: int, pa
     out = _wrap(values)
     if compute_requires_grad(grad):
         node = EmbeddingDenseBackwardBackward0(grad)
-        node.indices, node.row_scale = indices, row_scale
+        node.indices_, node.padding_idx, node._row_scale = SavedTensor(indices), padding_idx, row_scale
         set_history(out, node)
     return out
 
@@ -82,7 +91,7 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
     out = _wrap(weight._data[idx])
     if compute_requires_grad(weight):
         node = EmbeddingBackward0(weight)
-        node.indices, node.num_weights = indices, num_weights
-        node.padding_idx, node.scale_grad_by_freq = padding_idx, scale_grad_by_freq
+        node.indices_, node.weight_sym_argsize_0 = SavedTensor(indices), num_weights
+        node.padding_idx, node.scale_grad_by_freq, node.sparse = padding_idx, scale_grad_by_freq, sparse
         set_history(out, node)
     return out
