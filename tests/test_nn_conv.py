@@ -168,15 +168,15 @@ def test_graph_recording_and_freeing():
     w = glasstorch.randn(4, 3, 3, 3, requires_grad=True)
     out = GF.conv2d(x, w, None, padding=1)
     node = out.grad_fn
-    assert node.name() == "ConvolutionBackward0" and node.columns is not None
+    assert node.name() == "ConvolutionBackward0" and node._columns is not None
     assert node.next_functions[2] == (None, 0)
     out.sum().backward()
-    assert node.columns is None  # the kept im2col matrix goes with the saved tensors
+    assert node._columns is None  # the kept im2col matrix goes with the saved tensors
     with glasstorch.no_grad():
         assert GF.conv2d(x, w).grad_fn is None
     assert GF.conv2d(x.detach(), w.detach()).grad_fn is None
     only_input = GF.conv2d(x, w.detach())
-    assert only_input.grad_fn.columns is None  # grad_weight will not be needed
+    assert only_input.grad_fn._columns is None  # grad_weight will not be needed
 
 
 def test_modifying_a_saved_input_in_place_is_caught():

@@ -46,7 +46,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, compute_requires_grad
 
 
@@ -262,30 +262,51 @@ def _input_grad_values(g: np.ndarray, w: np.ndarray, input_shape: tuple, geometr
 
 
 # --- the differentiable ops -------------------------------------------------------------------
-class ConvolutionBackward0(Node):
-    """out = convolution(input, weight) + bias: what ``F.conv1d/2d/3d`` record.
-    Edges in PyTorch's order: (input, weight, bias)."""
+class _ConvolutionNode(Node):
+    """What both convolution Nodes save besides tensors, as PyTorch names it (glasstorch has no
+    transposed convolution: ``transposed`` is False and ``output_padding`` zeros)."""
 
-    saved_names = ("input", "weight")
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    transposed: bool
+    output_padding: tuple
+    groups: int
+
+    def _save_geometry(self, geometry: _Geometry) -> None:
+        self._geometry = geometry
+        self.stride, self.padding, self.dilation = geometry.stride, geometry.padding, geometry.dilation
+        self.transposed, self.output_padding, self.groups = False, (0,) * len(geometry.stride), geometry.groups
+
+
+class ConvolutionBackward0(_ConvolutionNode):
+    """out = convolution(input, weight) + bias: what ``F.conv1d/2d/3d`` record.
+    Edges in PyTorch's order: (input, weight, bias). grad_input is the convolution of grad with
+    the weight transposed (``_input_grad``), grad_weight the correlation of input with grad
+    (``_weight_grad``), grad_bias the sum of grad over the batch and the spatial dims."""
+
+    input_: SavedTensor
+    weight_: SavedTensor
+    bias_sym_sizes_opt: tuple  # the bias's shape, (0,) without one
 
     def backward(self, grad: Tensor) -> tuple:
-        input, weight = self.saved_tensors
-        geometry = self.geometry
+        input, weight = self._saved_input, self._saved_weight
+        geometry = self._geometry
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
             grad_input = _input_grad(grad, weight, tuple(input.shape), geometry)
         if self.needs_input_grad(1):
-            grad_weight = _weight_grad(input, grad, tuple(weight.shape), geometry, self.columns)
+            grad_weight = _weight_grad(input, grad, tuple(weight.shape), geometry, self._columns)
         if self.needs_input_grad(2):
             grad_bias = grad.sum(dim=(0,) + tuple(range(2, grad.dim())))
         return grad_input, grad_weight, grad_bias
 
     def release_variables(self) -> None:
         super().release_variables()
-        self.columns = None
+        self._columns = None
 
 
-class ConvolutionBackwardBackward0(Node):
+class ConvolutionBackwardBackward0(_ConvolutionNode):
     """One of the two gradient products of a convolution, recorded only under ``create_graph``.
 
     ``wrt == "input"``:  out = grad_input(grad_out, weight); edges (grad_out, weight).
@@ -294,16 +315,20 @@ class ConvolutionBackwardBackward0(Node):
     product: for a gradient ``h`` of the output,
       grad_input:  d/d grad_out = conv(h, weight),   d/d weight = grad_weight(h, grad_out);
       grad_weight: d/d input = grad_input(grad_out, h), d/d grad_out = conv(input, h).
+    PyTorch's Node of this name is one for both products: it saves all three tensors.
     """
 
+    grad_output_: SavedTensor
+    input_: SavedTensor
+    weight_: SavedTensor
+
     def backward(self, grad: Tensor) -> tuple:
-        first, second = self.saved_tensors
-        geometry = self.geometry
-        if self.wrt == "input":
-            grad_out, weight = first, second
+        geometry, grad_out = self._geometry, self._saved_grad_output
+        if self._wrt == "input":
+            weight = self._saved_weight
             return (_convolve(grad, weight, None, geometry) if self.needs_input_grad(0) else None,
                     _weight_grad(grad, grad_out, tuple(weight.shape), geometry) if self.needs_input_grad(1) else None)
-        input, grad_out = first, second
+        input = self._saved_input
         return (_input_grad(grad_out, grad, tuple(input.shape), geometry) if self.needs_input_grad(0) else None,
                 _convolve(input, grad, None, geometry) if self.needs_input_grad(1) else None)
 
@@ -312,8 +337,9 @@ def _input_grad(grad_out: Tensor, weight: Tensor, input_shape: tuple, geometry: 
     out = _wrap(_input_grad_values(grad_out._data, weight._data, input_shape, geometry))
     if compute_requires_grad(grad_out, weight):  # only under create_graph
         node = ConvolutionBackwardBackward0(grad_out, weight)
-        node.save_for_backward(grad_out, weight)
-        node.wrt, node.geometry = "input", geometry
+        node.grad_output_, node.weight_ = SavedTensor(grad_out), SavedTensor(weight)
+        node._wrt = "input"
+        node._save_geometry(geometry)
         set_history(out, node)
     return out
 
@@ -323,8 +349,9 @@ def _weight_grad(input: Tensor, grad_out: Tensor, weight_shape: tuple, geometry:
     out = _wrap(_weight_grad_values(input._data, grad_out._data, weight_shape, geometry, columns))
     if compute_requires_grad(input, grad_out):
         node = ConvolutionBackwardBackward0(input, grad_out)
-        node.save_for_backward(input, grad_out)
-        node.wrt, node.geometry = "weight", geometry
+        node.input_, node.grad_output_ = SavedTensor(input), SavedTensor(grad_out)
+        node._wrt = "weight"
+        node._save_geometry(geometry)
         set_history(out, node)
     return out
 
@@ -335,13 +362,12 @@ def _convolve(input: Tensor, weight: Tensor, bias: Tensor | None, geometry: _Geo
     out = _wrap(values)
     if compute_requires_grad(input, weight, bias):
         node = ConvolutionBackward0(input, weight, bias)
-        node.save_for_backward(input, weight)  # both, always, as PyTorch does
-        node.geometry = geometry
+        node.input_, node.weight_ = SavedTensor(input), SavedTensor(weight)  # both, always, as PyTorch does
+        node.bias_sym_sizes_opt = (0,) if bias is None else tuple(bias._data.shape)
+        node._save_geometry(geometry)
         # the im2col matrix, kept for grad_weight: PyTorch recomputes it; keeping it costs memory
         # (prod(kernel) times the input's) and saves a tenth of the backward's time
-        node.columns = columns if node.needs_input_grad(1) else None
-        node._saved_groups, node._saved_transposed = geometry.groups, False
-        node._saved_output_padding = (0,) * len(geometry.stride)
+        node._columns = columns if node.needs_input_grad(1) else None
         set_history(out, node)
     return out
 
@@ -361,7 +387,7 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None = None, strid
     if out.grad_fn is not None:
         # PyTorch shows the arguments as they were passed, before expanding them to every dim
         node = out.grad_fn
-        node._saved_stride, node._saved_padding, node._saved_dilation = map(_as_passed, (stride, padding, dilation))
+        node.stride, node.padding, node.dilation = map(_as_passed, (stride, padding, dilation))
     return out
 
 
@@ -377,8 +403,10 @@ class ConstantPadNdBackward0(Node):
     """out = input padded with zeros (or cropped, where a padding is negative): the gradient is
     the output's gradient cropped back (or zero-padded), which is a constant padding again."""
 
+    pad: tuple  # as F.pad takes it: (before, after) pairs, the last dim first
+
     def backward(self, grad: Tensor) -> tuple:
-        return (pad_for_convolution(grad, [(-before, -after) for before, after in self.pairs], "constant"),)
+        return (pad_for_convolution(grad, [(-before, -after) for before, after in _pairs(self.pad)], "constant"),)
 
 
 class _FoldPadBackward(Node):
@@ -386,8 +414,11 @@ class _FoldPadBackward(Node):
     sum of the gradients at the positions it was copied to. A 0/1 matrix per padded dim folds
     them back (a ``matmul``, so that create_graph works)."""
 
+    padding: tuple  # as F.pad takes it: (before, after) pairs, the last dim first
+    self_: SavedTensor  # (PyTorch's backward reads it; glasstorch's folds only need its shape)
+
     def backward(self, grad: Tensor) -> tuple:
-        for axis, fold in self.folds:
+        for axis, fold in self._folds:
             grad = grad.transpose(axis, -1).matmul(fold.to(grad.dtype)).transpose(axis, -1)
         return (grad,)
 
@@ -417,7 +448,7 @@ class ReplicationPad3DBackward0(_FoldPadBackward):
 
 
 class CircularPadBackward0(_FoldPadBackward):
-    """PyTorch pads circularly with slice copies and records ``CopySlices``."""
+    """PyTorch pads circularly with slice copies and records ``CopySlices``, which saves nothing."""
 
 
 _PAD_NODES = {
@@ -425,6 +456,11 @@ _PAD_NODES = {
     ("reflect", 3): ReflectionPad3DBackward0, ("replicate", 1): ReplicationPad1DBackward0,
     ("replicate", 2): ReplicationPad2DBackward0, ("replicate", 3): ReplicationPad3DBackward0,
 }
+
+
+def _pairs(pad: tuple) -> list:
+    """F.pad's flat (before, after, ...) padding, last dim first, as pairs in dim order."""
+    return [(pad[i], pad[i + 1]) for i in range(len(pad) - 2, -1, -2)]
 
 
 def _pad_node_class(mode: str, dims: int) -> type:
@@ -484,10 +520,12 @@ def pad_for_convolution(input: Tensor, pairs: Sequence[tuple], mode: str = "cons
         out = _wrap(np.pad(input._data, [(0, 0)] * lead + pairs, mode=_NUMPY_PAD_MODES[mode]))
     if compute_requires_grad(input):
         node = _pad_node_class(mode, len(pairs))(input)
+        flat = tuple(n for pair in reversed(pairs) for n in pair)
         if mode == "constant":
-            node.pairs = pairs
+            node.pad = flat
         else:
-            node.folds = [(lead + i, _fold(input.shape[lead + i], before, after, mode))
-                          for i, (before, after) in enumerate(pairs) if before or after]
+            node.padding, node.self_ = flat, SavedTensor(input)
+            node._folds = [(lead + i, _fold(input.shape[lead + i], before, after, mode))
+                           for i, (before, after) in enumerate(pairs) if before or after]
         set_history(out, node)
     return out

@@ -46,7 +46,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import set_history, compute_requires_grad
 
 
@@ -341,14 +341,20 @@ def _first_inside_if_stuck(indices: np.ndarray, place: np.ndarray, best: np.ndar
 
 
 class _MaxPoolBackward(Node):
-    """out, indices = max_pool(self): each output gradient goes to its argmax position."""
+    """out, indices = max_pool(self): each output gradient goes to its argmax position
+    (``result1`` is PyTorch's name for the indices, the op's second output)."""
 
-    saved_names = ("self", "result1")
+    self_: SavedTensor
+    result1_: SavedTensor
+    kernel_size: tuple
+    stride: tuple
+    padding: tuple
+    dilation: tuple
+    ceil_mode: bool
     dims = 2
 
     def backward(self, grad: Tensor) -> tuple:
-        input, indices = self.saved_tensors
-        return (_max_pool_backward(self.dims, grad, input, indices),)
+        return (_max_pool_backward(self.dims, grad, self._saved_self, self._saved_result1),)
 
 
 class MaxPool2DWithIndicesBackward0(_MaxPoolBackward):
@@ -366,13 +372,13 @@ def _max_pool_with_indices(dims: int, input: Tensor, kernel_size: Any, stride: A
     out, indices = _wrap(values), _wrap(positions.astype(np.int64, copy=False))
     if compute_requires_grad(input):
         node = (MaxPool2DWithIndicesBackward0 if dims == 2 else MaxPool3DWithIndicesBackward0)(input)
-        node.save_for_backward(input, indices)
-        # what PyTorch shows as grad_fn._saved_kernel_size, ...: the arguments as parsed
-        node._saved_kernel_size = _int_tuple(kernel_size, "kernel_size", "", dims)
-        node._saved_stride = _int_tuple(() if stride is None else stride, "stride", "", dims)
-        node._saved_padding = _int_tuple(padding, "padding", "", dims)
-        node._saved_dilation = _int_tuple(dilation, "dilation", "", dims)
-        node._saved_ceil_mode = ceil_mode
+        node.self_, node.result1_ = SavedTensor(input), SavedTensor(indices)
+        # the arguments as parsed, as PyTorch saves them
+        node.kernel_size = _int_tuple(kernel_size, "kernel_size", "", dims)
+        node.stride = _int_tuple(() if stride is None else stride, "stride", "", dims)
+        node.padding = _int_tuple(padding, "padding", "", dims)
+        node.dilation = _int_tuple(dilation, "dilation", "", dims)
+        node.ceil_mode = ceil_mode
         set_history(out, node)
     return out, indices
 
@@ -425,6 +431,7 @@ class _MaxPoolBackwardBackward(Node):
     """grad_input = scatter(grad_output at indices): linear in grad_output, so its backward reads
     the incoming gradient back at the same positions (a gather). Its gradient for ``self`` is 0."""
 
+    indices_: SavedTensor
     dims = 2
 
     def backward(self, grad: Tensor) -> tuple:
@@ -432,12 +439,13 @@ class _MaxPoolBackwardBackward(Node):
 
         gathered = None
         if self.needs_input_grad(0):
-            inside = self.indices < math.prod(self.input_shape[-self.dims:])
-            positions = _global_positions(np.where(inside, self.indices, 0), self.input_shape, self.dims)
-            gathered = grad.reshape(-1)[_wrap(positions.reshape(-1))].view(self.indices.shape)
+            indices, input_shape = self._saved_indices._data, self._self.shape
+            inside = indices < math.prod(input_shape[-self.dims:])
+            positions = _global_positions(np.where(inside, indices, 0), input_shape, self.dims)
+            gathered = grad.reshape(-1)[_wrap(positions.reshape(-1))].view(indices.shape)
             if not inside.all():  # a window wholly in the padding got no gradient, so gives none back
                 gathered = gathered * _wrap(inside.astype(grad._data.dtype))
-        return gathered, (zeros_like(self.self_) if self.needs_input_grad(1) else None)
+        return gathered, (zeros_like(self._self) if self.needs_input_grad(1) else None)
 
 
 class MaxPool2DWithIndicesBackwardBackward0(_MaxPoolBackwardBackward):
@@ -470,7 +478,7 @@ def _max_pool_backward(dims: int, grad_output: Tensor, input: Tensor, indices: T
     if compute_requires_grad(grad_output, input):
         node = (MaxPool2DWithIndicesBackwardBackward0 if dims == 2 else MaxPool3DWithIndicesBackwardBackward0)(
             grad_output, input)
-        node.indices, node.input_shape, node.self_ = positions, shape, input
+        node.indices_, node._self = SavedTensor(indices), input
         set_history(out, node)
     return out
 
@@ -571,13 +579,17 @@ def _divide(sums: np.ndarray, divisor: Any) -> np.ndarray:
 class AvgPool2DBackward0(Node):
     """out = avg_pool2d(self): each window's gradient, divided by its divisor, spread evenly."""
 
-    saved_names = ("self",)
+    self_: SavedTensor
+    kernel_size: tuple
+    stride: tuple
+    padding: tuple
+    ceil_mode: bool
+    count_include_pad: bool
+    divisor_override: int | None
 
     def backward(self, grad: Tensor) -> tuple:
-        (input,) = self.saved_tensors
-        return (avg_pool2d_backward(grad, input, self._saved_kernel_size, self._saved_stride, self._saved_padding,
-                                    self._saved_ceil_mode, self._saved_count_include_pad,
-                                    self._saved_divisor_override),)
+        return (avg_pool2d_backward(grad, self._saved_self, self.kernel_size, self.stride, self.padding,
+                                    self.ceil_mode, self.count_include_pad, self.divisor_override),)
 
 
 def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
@@ -592,12 +604,12 @@ def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
     out = _wrap(values.astype(data.dtype, copy=False))
     if compute_requires_grad(input):
         node = AvgPool2DBackward0(input)
-        node.save_for_backward(input)
-        node._saved_kernel_size = _int_tuple(kernel_size, "kernel_size", "", 2)
-        node._saved_stride = _int_tuple(() if stride is None else stride, "stride", "", 2)
-        node._saved_padding = _int_tuple(padding, "padding", "", 2)
-        node._saved_ceil_mode, node._saved_count_include_pad = ceil_mode, count_include_pad
-        node._saved_divisor_override = divisor_override
+        node.self_ = SavedTensor(input)
+        node.kernel_size = _int_tuple(kernel_size, "kernel_size", "", 2)
+        node.stride = _int_tuple(() if stride is None else stride, "stride", "", 2)
+        node.padding = _int_tuple(padding, "padding", "", 2)
+        node.ceil_mode, node.count_include_pad = ceil_mode, count_include_pad
+        node.divisor_override = divisor_override
         set_history(out, node)
     return out
 
@@ -606,11 +618,21 @@ class AvgPool2DBackwardBackward0(Node):
     """grad_input = avg_pool2d_backward(grad_output): linear in grad_output, and its transpose is
     average pooling again. Its gradient for ``self`` is 0."""
 
+    kernel_size: tuple
+    stride: tuple
+    padding: tuple
+    ceil_mode: bool
+    count_include_pad: bool
+    divisor_override: int | None
+
     def backward(self, grad: Tensor) -> tuple:
         from .._creation import zeros_like
 
-        pooled = avg_pool2d(grad, *self.arguments) if self.needs_input_grad(0) else None
-        return pooled, (zeros_like(self.self_) if self.needs_input_grad(1) else None)
+        pooled = None
+        if self.needs_input_grad(0):
+            pooled = avg_pool2d(grad, self.kernel_size, self.stride or None, self.padding, self.ceil_mode,
+                                self.count_include_pad, self.divisor_override)
+        return pooled, (zeros_like(self._self) if self.needs_input_grad(1) else None)
 
 
 def avg_pool2d_backward(grad_output: Tensor, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
@@ -628,7 +650,9 @@ def avg_pool2d_backward(grad_output: Tensor, input: Tensor, kernel_size: Any, st
     out = _wrap(np.ascontiguousarray(windows.crop(spread)).astype(grad_output._data.dtype, copy=False))
     if compute_requires_grad(grad_output, input):
         node = AvgPool2DBackwardBackward0(grad_output, input)
-        node.arguments, node.self_ = arguments, input
+        node.kernel_size, node.stride, node.padding = kernel_size, stride, padding
+        node.ceil_mode, node.count_include_pad, node.divisor_override = ceil_mode, count_include_pad, divisor_override
+        node._self = input
         set_history(out, node)
     return out
 
@@ -648,11 +672,10 @@ def _adaptive_windows(in_size: int, out_size: int, dtype: Any) -> tuple[np.ndarr
 class AdaptiveAvgPool2DBackward0(Node):
     """out = A_h @ self @ A_w.T / counts: grad_self = A_h.T @ (grad / counts) @ A_w."""
 
-    saved_names = ("self",)
+    self_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        (input,) = self.saved_tensors
-        return (_adaptive_avg_pool2d_backward(grad, input),)
+        return (_adaptive_avg_pool2d_backward(grad, self._saved_self),)
 
 
 def _adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
@@ -678,7 +701,7 @@ def _adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     out = _wrap(values.astype(data.dtype, copy=False))
     if compute_requires_grad(input):
         node = AdaptiveAvgPool2DBackward0(input)
-        node.save_for_backward(input)
+        node.self_ = SavedTensor(input)
         set_history(out, node)
     return out
 
@@ -687,11 +710,17 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
     """grad_input is linear in grad_output; its transpose is adaptive pooling to grad_output's
     size. Its gradient for ``self`` is 0."""
 
+    grad_output_sym_argsize_minus_2: int  # the pooled height
+    grad_output_sym_argsize_minus_1: int  # the pooled width
+
     def backward(self, grad: Tensor) -> tuple:
         from .._creation import zeros_like
 
-        pooled = _adaptive_avg_pool2d(grad, self.output_size) if self.needs_input_grad(0) else None
-        return pooled, (zeros_like(self.self_) if self.needs_input_grad(1) else None)
+        pooled = None
+        if self.needs_input_grad(0):
+            pooled = _adaptive_avg_pool2d(grad, (self.grad_output_sym_argsize_minus_2,
+                                                 self.grad_output_sym_argsize_minus_1))
+        return pooled, (zeros_like(self._self) if self.needs_input_grad(1) else None)
 
 
 def _adaptive_avg_pool2d_backward(grad_output: Tensor, input: Tensor) -> Tensor:
@@ -714,7 +743,8 @@ def _adaptive_avg_pool2d_backward(grad_output: Tensor, input: Tensor) -> Tensor:
     out = _wrap((rows.T @ scaled @ cols).astype(grad.dtype, copy=False))
     if compute_requires_grad(grad_output, input):
         node = AdaptiveAvgPool2DBackwardBackward0(grad_output, input)
-        node.output_size, node.self_ = tuple(grad.shape[-2:]), input
+        node.grad_output_sym_argsize_minus_2, node.grad_output_sym_argsize_minus_1 = grad.shape[-2:]
+        node._self = input
         set_history(out, node)
     return out
 
