@@ -254,6 +254,7 @@ class PowBackward2(Node):
     """out = self ** exponent with ``self`` a number:  d/dexponent = grad * out * log(self)."""
 
     self: Any  # the number (PyTorch's name for the base)
+    exponent_: SavedTensor
     result_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
@@ -283,6 +284,6 @@ def _scalar_pow(base: Any, exponent: Tensor) -> Tensor:
     out = _wrap(apply_binary(np.power, float(base) if exponent._data.dtype.kind == "f" else base, exponent, quiet=True))
     if compute_requires_grad(exponent):
         node = PowBackward2(exponent)
-        node.self, node.result_ = base, SavedTensor(out, is_output=True)
+        node.self, node.exponent_, node.result_ = base, SavedTensor(exponent), SavedTensor(out, is_output=True)
         set_history(out, node)
     return out

@@ -9,6 +9,8 @@ from ._util import set_history, compute_requires_grad
 
 
 class CloneBackward0(Node):
+    """out = a copy of self:  d/dself = grad."""
+
     def backward(self, grad: Tensor) -> tuple:
         return (grad,)
 
@@ -22,10 +24,10 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 
 class ToCopyBackward0(Node):
-    """The gradient goes back in the input's dtype."""
+    """out = self converted to another dtype:  d/dself = grad, converted back to self's dtype."""
 
     def backward(self, grad: Tensor) -> tuple:
-        return (grad.to(self.self_dtype),)
+        return (grad.to(self._self_dtype),)
 
 
 def to_dtype(input: Tensor, dtype: Any) -> Tensor:
@@ -33,6 +35,6 @@ def to_dtype(input: Tensor, dtype: Any) -> Tensor:
     # only a floating-point result can carry a gradient (an integer has none)
     if dtype.is_floating_point and compute_requires_grad(input):
         node = ToCopyBackward0(input)
-        node.self_dtype = input.dtype
+        node._self_dtype = input.dtype
         set_history(out, node)
     return out

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from ..autograd.graph import Node
+from ..autograd.graph import Node, SavedTensor
 from ._util import compute_requires_grad, set_history
 
 
@@ -66,12 +66,20 @@ def _sizes(subscripts: list, operands: tuple) -> dict:
 
 class EinsumBackward0(Node):
     """d out / d operand k: the einsum of the other operands and ``grad``, back to operand k's
-    letters (a repeated letter through an identity matrix, a letter of its own through ones)."""
+    letters (a repeated letter through an identity matrix, a letter of its own through ones).
+
+    PyTorch has no such Node: its einsum is made of permutes, views and ``bmm``, which it records.
+    So nothing here has a PyTorch name: the operands are saved under ``_operands``."""
 
     def backward(self, grad: Tensor) -> tuple:
-        operands = self.saved_tensors
+        operands = tuple(saved.unpack(self) for saved in self._operands)
         return tuple(self._gradient(k, grad, operands) if self.needs_input_grad(k) else None
                      for k in range(len(operands)))
+
+    def release_variables(self) -> None:
+        super().release_variables()
+        for saved in self._operands:
+            saved.release()
 
     def _gradient(self, k: int, grad: Tensor, operands: tuple) -> Tensor:
         target = self.subscripts[k]
@@ -126,6 +134,6 @@ def einsum(equation: Any, *operands: Any) -> Tensor:
         node = EinsumBackward0(*operands)
         node.subscripts, node.output, node.sizes = subscripts, output, sizes
         node.shapes = [t._data.shape for t in operands]
-        node.save_for_backward(*operands)
+        node._operands = tuple(SavedTensor(t) for t in operands)
         set_history(result, node)
     return result

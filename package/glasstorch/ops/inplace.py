@@ -194,7 +194,7 @@ class CopyBackwards(Node):
     def backward(self, grad: Tensor) -> tuple:
         return (
             grad * 0 if self.needs_input_grad(0) else None,
-            reduce_grad_to(grad.to(self.src_dtype), self.src_shape) if self.needs_input_grad(1) else None,
+            reduce_grad_to(grad.to(self._src_dtype), self._src_shape) if self.needs_input_grad(1) else None,
         )
 
 
@@ -209,7 +209,7 @@ def _copied(input: Tensor, src: Tensor) -> Tensor:
     out = _wrap(values)
     if compute_requires_grad(input, src):
         node = CopyBackwards(input, src)
-        node.src_shape, node.src_dtype = src._data.shape, src.dtype
+        node._src_shape, node._src_dtype = src._data.shape, src.dtype
         set_history(out, node)
     return out
 

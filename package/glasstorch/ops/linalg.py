@@ -56,10 +56,10 @@ class MmBackward0(Node):
         )
 
 
-def _sizes_and_strides(matrix: Tensor) -> tuple:
-    """A matrix's shape and its strides in elements, as PyTorch saves them for mm's backward."""
+def _strides(matrix: Tensor) -> tuple:
+    """A matrix's strides in elements, as PyTorch saves them for mm's backward."""
     data = matrix._data
-    return data.shape, tuple(step // data.itemsize for step in data.strides)
+    return tuple(step // data.itemsize for step in data.strides)
 
 
 def _column_major(sizes: tuple, strides: tuple) -> bool:
@@ -98,8 +98,10 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
             node.self_ = SavedTensor(input)
         if node.needs_input_grad(0):
             node.mat2_ = SavedTensor(mat2)
-        node.self_sym_sizes, node.self_sym_strides = _sizes_and_strides(input)
-        node.mat2_sym_sizes, node.mat2_sym_strides = _sizes_and_strides(mat2)
+        node.self_sym_sizes, node.mat2_sym_sizes = input._data.shape, mat2._data.shape
+        # the strides decide how a gradient is laid out: kept for an input that gets one (as PyTorch)
+        node.self_sym_strides = _strides(input) if node.needs_input_grad(0) else ()
+        node.mat2_sym_strides = _strides(mat2) if node.needs_input_grad(1) else ()
         set_history(out, node)
     return out
 
@@ -153,8 +155,9 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         if node.needs_input_grad(1):
             node.mat2_ = SavedTensor(mat2)
         node.alpha, node.beta = alpha, beta
-        node.mat1_sym_sizes, node.mat1_sym_strides = _sizes_and_strides(mat1)
-        node.mat2_sym_sizes, node.mat2_sym_strides = _sizes_and_strides(mat2)
+        node.mat1_sym_sizes, node.mat2_sym_sizes = mat1._data.shape, mat2._data.shape
+        node.mat1_sym_strides = _strides(mat1) if node.needs_input_grad(1) else ()
+        node.mat2_sym_strides = _strides(mat2) if node.needs_input_grad(2) else ()
         set_history(out, node)
     return out
 

@@ -38,6 +38,11 @@ def _reduce_args(input: Tensor, dim: Any) -> tuple:
     return normalize_dims(dim, input._data.ndim), dim is None
 
 
+def _as_given(dim: Any) -> tuple:
+    """The dims as the call gave them, which is what PyTorch saves (-1 stays -1, the order stays)."""
+    return (int(dim),) if isinstance(dim, (int, np.integer)) else tuple(int(d) for d in dim)
+
+
 class SumBackward0(Node):
     """out = self.sum():  every element gets the whole gradient."""
 
@@ -55,7 +60,8 @@ class SumBackward1(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad: Tensor) -> tuple:
-        return (_restore_dims(grad, self.dim, self.keepdim).expand(self.self_sym_sizes),)
+        dims = normalize_dims(self.dim, len(self.self_sym_sizes))
+        return (_restore_dims(grad, dims, self.keepdim).expand(self.self_sym_sizes),)
 
 
 def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
@@ -71,7 +77,7 @@ def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = N
             node = SumBackward0(input)
         else:
             node = SumBackward1(input)
-            node.dim, node.keepdim = dims, keepdim
+            node.dim, node.keepdim = _as_given(dim), keepdim
         node.self_sym_sizes = input._data.shape
         set_history(out, node)
     return out
@@ -123,8 +129,9 @@ class MeanBackward1(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad: Tensor) -> tuple:
-        count = math.prod(self.self_sym_sizes[d] for d in self.dim)  # the size of each averaged slice
-        return (_restore_dims(grad, self.dim, self.keepdim).expand(self.self_sym_sizes) / count,)
+        dims = normalize_dims(self.dim, len(self.self_sym_sizes))
+        count = math.prod(self.self_sym_sizes[d] for d in dims)  # the size of each averaged slice
+        return (_restore_dims(grad, dims, self.keepdim).expand(self.self_sym_sizes) / count,)
 
 
 def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -150,7 +157,7 @@ def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = 
             node = MeanBackward0(input)
         else:
             node = MeanBackward1(input)
-            node.dim, node.keepdim = dims, keepdim
+            node.dim, node.keepdim = _as_given(dim), keepdim
         node.self_sym_numel, node.self_sym_sizes = input._data.size, input._data.shape
         set_history(out, node)
     return out
@@ -206,7 +213,7 @@ class AmaxBackward0(_EvenlyDistributed):
     keepdim: bool
 
     def _reduced_dims(self) -> tuple:
-        return self.dim
+        return normalize_dims(self.dim or None, self.self_.data.ndim)  # dim=(): every dim
 
     def _kept(self) -> bool:
         return self.keepdim
@@ -225,11 +232,12 @@ class _IndexedReduction(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad: Tensor) -> tuple:
+        (dim,) = normalize_dims(self.dim, len(self.self_sym_sizes))
         one_hot = np.zeros(self.self_sym_sizes, dtype=bool)
         indices = self._saved_indices._data
-        indices = np.expand_dims(indices, self.dim) if not self.keepdim else indices
-        np.put_along_axis(one_hot, indices, True, axis=self.dim)
-        return (_restore_dims(grad, (self.dim,), self.keepdim) * _wrap(one_hot),)
+        indices = np.expand_dims(indices, dim) if not self.keepdim else indices
+        np.put_along_axis(one_hot, indices, True, axis=dim)
+        return (_restore_dims(grad, (dim,), self.keepdim) * _wrap(one_hot),)
 
 
 class MaxBackward0(_IndexedReduction):
@@ -268,7 +276,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     out, indices = _wrap(values), _wrap(indices.astype(np.int64))
     if compute_requires_grad(input):
         node = (MaxBackward0 if largest else MinBackward0)(input)
-        node.dim, node.keepdim, node.self_sym_sizes = axis, keepdim, data.shape
+        node.dim, node.keepdim, node.self_sym_sizes = int(dim), keepdim, data.shape
         node.indices_ = SavedTensor(indices, is_output=True)  # output 1: the indices
         set_history(out, node)
     return (return_types_max if largest else return_types_min)(out, indices)
@@ -297,7 +305,7 @@ def _amax_amin(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
     out = _wrap(np.asarray(reduce(input._data, axis=dims, keepdims=keepdim)))
     if compute_requires_grad(input):
         node = (AmaxBackward0 if largest else AminBackward0)(input)
-        node.dim, node.keepdim = dims, keepdim
+        node.dim, node.keepdim = _as_given(() if dim is None else dim), keepdim
         node.self_, node.result_ = SavedTensor(input), SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
@@ -427,7 +435,7 @@ def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     out = _wrap(exps / exps.sum(axis=axis, keepdims=True) if exps.ndim else exps)
     if compute_requires_grad(input):
         node = SoftmaxBackward0(input)
-        node.dim, node.result_ = axis, SavedTensor(out, is_output=True)
+        node.dim, node.result_ = axis if dim is None else int(dim), SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 
@@ -438,7 +446,7 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     out = _wrap(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)) if shifted.ndim else shifted)
     if compute_requires_grad(input):
         node = LogSoftmaxBackward0(input)
-        node.dim, node.result_ = axis, SavedTensor(out, is_output=True)
+        node.dim, node.result_ = axis if dim is None else int(dim), SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
 

@@ -132,6 +132,8 @@ class SqueezeBackward2(SqueezeBackward0):
 class SqueezeBackward4(SqueezeBackward0):
     """squeeze_(dim), in place: how matmul drops the dim it added to a 1-D operand."""
 
+    dim: int
+
 
 def squeeze(input: Tensor, dim: Any = None, *, _node_class: type | None = None) -> Tensor:
     """Remove dims of size 1 (all of them, or only ``dim`` if it has size 1)."""
@@ -146,7 +148,7 @@ def squeeze(input: Tensor, dim: Any = None, *, _node_class: type | None = None) 
         node = (_node_class or node_class)(input)
         node.self_sym_sizes = shape
         if dim is not None:
-            node.dim = normalize_dims(dim, len(shape))[0] if isinstance(dim, (int, np.integer)) else tuple(dim)
+            node.dim = int(dim) if isinstance(dim, (int, np.integer)) else tuple(dim)  # as given, as PyTorch
         set_history(out, node)
     return out
 
@@ -166,7 +168,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
     out = view_of(input, np.expand_dims(input._data, axis))
     if compute_requires_grad(input):
         node = UnsqueezeBackward0(input)
-        node.dim = axis
+        node.dim = int(dim)  # as given: squeezing the gradient's dim reads a negative one the same way
         set_history(out, node)
     return out
 
@@ -399,11 +401,11 @@ def flipud(input: Tensor) -> Tensor:
 class RollBackward0(Node):
     """out = roll(self, shifts, dims): roll the gradient back by -shifts."""
 
-    dims: tuple | None
+    dims: tuple  # as given; () rolls the flattened tensor
     shifts: tuple
 
     def backward(self, grad: Tensor) -> tuple:
-        return (roll(grad, tuple(-s for s in self.shifts), self.dims),)
+        return (roll(grad, tuple(-s for s in self.shifts), self.dims or None),)
 
 
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
@@ -423,7 +425,7 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     out = _wrap(values)
     if compute_requires_grad(input):
         node = RollBackward0(input)
-        node.shifts, node.dims = shifts, axes
+        node.shifts, node.dims = shifts, () if dims is None else dims
         set_history(out, node)
     return out
 
@@ -722,7 +724,7 @@ class SqueezeBackward3(SqueezeBackward0):
 
 
 class SqueezeBackward5(SqueezeBackward0):
-    pass
+    dim: tuple
 
 
 class TransposeBackward1(TransposeBackward0):
