@@ -35,7 +35,7 @@ CHEATS = {
         "c.CheckResult.passed = property(lambda self: True)\n"),
     "patches_the_reference": (
         "from glasstorch.ops.arithmetic import MulBackward0\n"
-        "def _wrong(node, grad):\n    a, b = node.saved_tensors\n    return grad * b, grad * a\n"
+        "def _wrong(node, grad):\n    a, b = node._saved_self, node._saved_other\n    return grad * b, grad * a\n"
         "MulBackward0.backward = _wrong\n"
         "import glasstorch.course.exercises.ch03 as ch03\n"
         "ch03.exercise = None\n"),

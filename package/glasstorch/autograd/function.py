@@ -13,13 +13,15 @@ import functools
 from typing import Any, Callable
 
 from .grad_mode import no_grad, _GradMode
-from .graph import Node
+from .graph import SECOND_BACKWARD_MESSAGE, Node, SavedTensor
 
 
 class BackwardCFunction(Node):
-    """The Node (and ``ctx``) of a user-defined Function."""
+    """The Node (and ``ctx``) of a user-defined Function. What ``ctx.save_for_backward`` keeps is
+    a tuple of SavedTensors, freed after backward like any Node's saved tensors."""
 
     _forward_cls: type
+    _saved: tuple | None = ()  # None once backward has freed them
 
     def __init__(self, *inputs: Any) -> None:
         # as in PyTorch, only tensor arguments get an edge; ``backward`` returns one gradient per
@@ -34,8 +36,22 @@ class BackwardCFunction(Node):
     def __repr__(self) -> str:
         return f"<glasstorch.autograd.function.{self.name()} object at {hex(id(self))}>"
 
-    def save_for_backward(self, *tensors: Any) -> None:  # noqa: D102 - PyTorch's ctx API
-        super().save_for_backward(*tensors)
+    def save_for_backward(self, *tensors: Any) -> None:
+        """PyTorch's ctx API: keep tensors (or None) for backward, checked when read back."""
+        self._saved = tuple(SavedTensor(tensor) for tensor in tensors)
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward``, each checked: not freed, not modified in place."""
+        if self._saved is None:
+            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
+        return tuple(saved.unpack(self) for saved in self._saved)
+
+    def release_variables(self) -> None:
+        super().release_variables()
+        for saved in self._saved or ():
+            saved.release()
+        self._saved = None
 
     def mark_non_differentiable(self, *tensors: Any) -> None:
         self._non_differentiable = tensors

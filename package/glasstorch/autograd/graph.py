@@ -135,6 +135,19 @@ INFERENCE_MESSAGE = (
 )
 
 
+class SavedTensorList(tuple):
+    """Several tensors a Node saves under one name, None where a place has no tensor (PyTorch:
+    ``std::vector<SavedVariable>``, as in IndexBackward0's ``indices_``)."""
+
+    def unpack(self, node: "Node") -> tuple:
+        return tuple(None if saved is None else saved.unpack(node) for saved in self)
+
+    def release(self) -> None:
+        for saved in self:
+            if saved is not None:
+                saved.release()
+
+
 class Node:
     """A backward function: the ``grad_fn`` of a tensor computed by an operation.
 
@@ -194,43 +207,26 @@ class Node:
         # grad_fn._raw_saved_self: the SavedTensor itself, as PyTorch exposes it
         if name.startswith("_raw_saved_") and name[11:] + "_" in type(self)._saved_fields:
             return getattr(self, name[11:] + "_")
-        if name.startswith("_saved_") and name[7:] in type(self).saved_names:  # LEGACY
-            return self.saved_tensors[type(self).saved_names.index(name[7:])]
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
 
     # --- saving tensors for backward -------------------------------------------------------
     def named_saved_tensors(self) -> list:
         """``(name, SavedTensor)`` for every tensor this Node saved (for pictures)."""
-        return [(name, getattr(self, name)) for name in type(self)._saved_fields
-                if name.endswith("_") and getattr(self, name) is not None]
+        named = []
+        for name in type(self)._saved_fields:
+            value = getattr(self, name) if name.endswith("_") else None
+            if type(value) is SavedTensorList:
+                named += [(name, saved) for saved in value if saved is not None]
+            elif value is not None:
+                named.append((name, value))
+        return named
 
     def release_variables(self) -> None:
         """Free what was saved: called by the engine after backward unless retain_graph=True."""
         for name in type(self)._saved_fields:
             saved = getattr(self, name)
-            if type(saved) is SavedTensor:
+            if type(saved) is SavedTensor or type(saved) is SavedTensorList:
                 saved.release()  # unpack() now raises the second-backward error
-        for saved in self._saved or ():  # LEGACY (until every Node declares its fields)
-            if type(saved) is SavedTensor:
-                saved.release()
-        if self._saved:
-            self._saved = None
-
-    # LEGACY: the tuple API, until every Node declares its fields --------------------------
-    _saved: tuple | None = ()
-    saved_names: tuple = ()
-
-    def save_for_backward(self, *values: Any, output: "Tensor | None" = None) -> None:
-        saved = [SavedTensor(v) if isinstance(v, _tensor_module.Tensor) else v for v in values]
-        if output is not None:
-            saved.append(SavedTensor(output, is_output=True))
-        self._saved = tuple(saved)
-
-    @property
-    def saved_tensors(self) -> tuple:
-        if self._saved is None:
-            raise RuntimeError(SECOND_BACKWARD_MESSAGE)
-        return tuple([v.unpack(self) if type(v) is SavedTensor else v for v in self._saved])
 
     # --- the backward computation ----------------------------------------------------------
     def backward(self, grad: "Tensor") -> tuple:
@@ -272,7 +268,7 @@ def _saved_getter(name: str) -> Callable[[Node], Any]:
     """How ``_saved_<name>`` reads a declared field: a SavedTensor is unpacked (and checked)."""
     def get(node: Node) -> Any:
         value = getattr(node, name)
-        return value.unpack(node) if type(value) is SavedTensor else value
+        return value.unpack(node) if type(value) is SavedTensor or type(value) is SavedTensorList else value
     return get
 
 

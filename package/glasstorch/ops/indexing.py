@@ -8,6 +8,7 @@ from, into zeros of the input's shape (``_put_back``), adding where an index rep
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
-from ..autograd.graph import Node, SavedTensor
+from ..autograd.graph import Node, SavedTensor, SavedTensorList
 from ._util import set_history, broadcast_error, promoted, compute_requires_grad, reduce_grad_to, shape_of
 from .shape import unsqueeze, view_of
 
@@ -59,24 +60,41 @@ def _put_back(grad: Tensor, shape: tuple, key: Any, name: str) -> Tensor:
 
 
 class _TakeBackward(Node):
+    """out = self[key]: the gradient is ``grad`` put back at ``key`` into zeros of self's shape.
+    (The Nodes save PyTorch's arguments under its names; the backward uses the numpy key.)"""
+
     def backward(self, grad: Tensor) -> tuple:
-        return (_put_back(grad, self.self_shape, self.key, self.name()),)
+        return (_put_back(grad, self._self_shape, self._key, self.name()),)
 
 
 class SelectBackward0(_TakeBackward):
-    pass
+    """out = self.select(dim, index)."""
+
+    dim: int
+    index: int
+    self_sym_sizes: tuple
 
 
 class SliceBackward0(_TakeBackward):
-    pass
+    """out = self[start:end:step] along ``dim`` (an end not given is ``sys.maxsize``, as
+    CPython's ``PySlice_Unpack`` hands it to PyTorch)."""
+
+    dim: int
+    start: int
+    end: int
+    step: int
+    self_sym_sizes: tuple
 
 
 class IndexBackward0(_TakeBackward):
-    pass
+    """out = self[indices] with index tensors (advanced indexing)."""
+
+    indices_: SavedTensorList
+    self_sym_sizes: tuple
 
 
 class AliasBackward0(_TakeBackward):
-    pass
+    """out = self[...]: a view of all of self."""
 
 
 _TAKE_NODES = {
@@ -94,9 +112,42 @@ def _take(input: Tensor, key: Any, name: str) -> Tensor:
     out = _wrap(values.copy()) if name == "IndexBackward0" else view_of(input, values)
     if compute_requires_grad(input):
         node = _TAKE_NODES.get(name.replace("BackwardBackward0", "Backward0"), SelectBackward0)(input)
-        node.self_shape, node.key = input._data.shape, key
+        node._self_shape, node._key = input._data.shape, key
+        _save_arguments(node, key)
         set_history(out, node)
     return out
+
+
+def _save_arguments(node: _TakeBackward, key: Any) -> None:
+    """What PyTorch's select/slice/index Nodes save, read off the numpy key: a select or slice
+    key is ``(slice(None),) * dim + (item,)``, or a bare slice for dim 0."""
+    if not isinstance(node, AliasBackward0):
+        node.self_sym_sizes = node._self_shape
+    item = key[-1] if type(key) is tuple else key
+    if isinstance(node, IndexBackward0):
+        node.indices_ = _saved_indices(key, len(node._self_shape))
+    elif isinstance(node, SelectBackward0):
+        node.dim, node.index = len(key) - 1, item
+    elif isinstance(node, SliceBackward0):
+        node.dim = len(key) - 1 if type(key) is tuple else 0
+        node.start, node.end, node.step = item.start or 0, sys.maxsize if item.stop is None else item.stop, item.step or 1
+
+
+def _saved_indices(key: Any, ndim: int) -> SavedTensorList:
+    """PyTorch's ``indices`` of an advanced key: one place per dim up to the last index tensor,
+    holding the tensor (a bool mask covers its dims with one place), or None for a dim taken whole."""
+    items = key if type(key) is tuple else (key,)
+    covered = sum(item.ndim if item.dtype == np.bool_ else 1 for item in items if isinstance(item, np.ndarray))
+    covered += sum(1 for item in items if isinstance(item, slice))
+    indices = []
+    for item in items:
+        if item is Ellipsis:
+            indices += [None] * (ndim - covered)
+        else:
+            indices.append(SavedTensor(_wrap(item)) if isinstance(item, np.ndarray) else None)
+    while indices and indices[-1] is None:
+        indices.pop()
+    return SavedTensorList(indices)
 
 
 # --- tensor[key] ----------------------------------------------------------------------------
@@ -176,9 +227,9 @@ def _split_advanced(items: tuple) -> tuple:
     """An advanced key as (the basic items to apply first, the key for what they give)."""
     basic, rest = [], []
     for item in items:
-        if isinstance(item, bool):
+        if isinstance(item, bool):  # a new dim of size 1, then its one place, or none (PyTorch's index)
             basic.append(None)
-            rest.append(np.array([item]))
+            rest.append(np.arange(int(item), dtype=np.int64))
         elif isinstance(item, np.ndarray):
             basic.extend([slice(None)] * (item.ndim if item.dtype == np.bool_ else 1))
             rest.append(item)
@@ -289,17 +340,20 @@ class CopySlices(Node):
     def backward(self, grad: Tensor) -> tuple:
         grad_self = grad_value = None
         if self.needs_input_grad(0):
-            keep = np.ones(self.self_shape, dtype=bool)
-            keep[self.key] = False
+            keep = np.ones(self._self_shape, dtype=bool)
+            keep[self._key] = False
             grad_self = grad * _wrap(keep)
         if self.needs_input_grad(1):
-            grad_value = reduce_grad_to(grad[self.key], self.value_shape)
+            grad_value = reduce_grad_to(grad[self._key], self._value_shape)
         return grad_self, grad_value
 
 
 class IndexPutBackward0(CopySlices):
     """``self[key] = value`` with an advanced key (a bool mask, a list, a tensor): PyTorch calls
     ``index_put_`` here, and ``CopySlices`` only for keys made of integers and slices."""
+
+    accumulate: bool
+    indices_: SavedTensorList
 
 
 def _without_leading_ones(shape: tuple) -> tuple:
@@ -349,20 +403,26 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     out = _wrap(values)
     if compute_requires_grad(input, value):
         node = (IndexPutBackward0 if _index_put_only(key) else CopySlices)(input, value)
-        node.key, node.self_shape, node.value_shape = key, input._data.shape, shape_of(value)
+        node._key, node._self_shape, node._value_shape = key, input._data.shape, shape_of(value)
+        if isinstance(node, IndexPutBackward0):
+            node.accumulate = False  # (x[key] += v reads, adds and writes back: no accumulating index_put_)
+            node.indices_ = _saved_indices(_split_advanced(key if isinstance(key, tuple) else (key,))[1], input.dim())
         set_history(out, node)
     return out
 
 
 # --- where and masked_fill ------------------------------------------------------------------
 class WhereBackward0(Node):
-    """out = where(condition, self, other): the gradient goes to whichever side was chosen."""
+    """out = where(condition, self, other): the gradient goes to whichever side was chosen,
+    d/dself = where(condition, grad, 0),  d/dother = where(condition, 0, grad)."""
+
+    condition_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        zero = grad * 0
+        condition, zero = self._saved_condition, grad * 0
         return (
-            reduce_grad_to(where(self.condition, grad, zero), self.self_shape) if self.needs_input_grad(0) else None,
-            reduce_grad_to(where(self.condition, zero, grad), self.other_shape) if self.needs_input_grad(1) else None,
+            where(condition, grad, zero) if self.needs_input_grad(0) else None,
+            where(condition, zero, grad) if self.needs_input_grad(1) else None,
         )
 
 
@@ -383,17 +443,19 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
         raise RuntimeError("where: the condition, input and other shapes cannot be broadcast together") from None
     if compute_requires_grad(input, other):
         node = WhereBackward0(input, other)
-        node.condition = condition
-        node.self_shape, node.other_shape = shape_of(input), shape_of(other)
+        node.condition_ = SavedTensor(condition)
         set_history(out, node)
     return out
 
 
 class MaskedFillBackward0(Node):
-    """out = self.masked_fill(mask, value): no gradient reaches the filled places."""
+    """out = self.masked_fill(mask, value): no gradient reaches the filled places,
+    d/dself = grad.masked_fill(mask, 0)."""
+
+    mask_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        return (reduce_grad_to(grad.masked_fill(self.mask, 0), self.self_shape),)
+        return (grad.masked_fill(self._saved_mask, 0),)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
@@ -411,7 +473,7 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     out = _wrap(values)
     if compute_requires_grad(input):
         node = MaskedFillBackward0(input)
-        node.mask, node.self_shape = mask, input._data.shape
+        node.mask_ = SavedTensor(mask)
         set_history(out, node)
     return out
 
