@@ -12,7 +12,7 @@ Where to read what (each file names the PyTorch file it mirrors):
     nn/                Parameter, Module (nn/modules/module.py), layers, init, functional
     optim/             Optimizer, SGD, Adam, AdamW, learning-rate schedules
     distributions/     Normal
-    serialization.py   save and load (a file format that never runs code when loaded)
+    serialization.py   save and load in PyTorch's own .pt format (_weights_only_unpickler.py: loading runs no code)
     viz/               pictures: the autograd graph, the module tree, the hook timeline
 """
 from . import dtypes
