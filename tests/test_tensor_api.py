@@ -59,6 +59,7 @@ CASES = {
     "index_list_of_tensors": ([A34], lambda lib, a: a[[lib.tensor(1), lib.tensor(2)]], True),
     "index_list_with_slice": ([A34], lambda lib, a: a[[slice(None), [0, 3]]], True),
     "index_empty_list": ([A34], lambda lib, a: a[[]], True),
+    "index_tuple_of_nested_lists": ([A34], lambda lib, a: a[[[0], [2]], [[1, 3]]], True),
     "index_numpy_array": ([A34], lambda lib, a: a[np.array([2, 0])], True),
     "index_bool_list_and_slice": ([A34], lambda lib, a: a[[True, False, True], 1:], True),
     "index_negative_list": ([A34], lambda lib, a: a[[-1, -3]], True),

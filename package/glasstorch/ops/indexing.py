@@ -168,7 +168,12 @@ def _as_numpy_key(key: Any) -> Any:
         warnings.warn(SEQUENCE_AS_TUPLE_WARNING, UserWarning, stacklevel=3)
         key = tuple(key)
     if isinstance(key, tuple):
-        return tuple(_as_numpy_key(k) for k in key)
+        return tuple(_as_numpy_item(k) for k in key)
+    return _as_numpy_item(key)
+
+
+def _as_numpy_item(key: Any) -> Any:
+    """One item of a key (inside a tuple, a list is always an index list, never a tuple)."""
     if isinstance(key, Tensor):
         if key._data.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
