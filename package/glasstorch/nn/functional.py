@@ -50,12 +50,21 @@ from ..ops.conv import _SCALAR_NAMES, convolution, pad_for_convolution
 from ..ops.loss import mse_loss  # noqa: F401 - PyTorch's F.mse_loss is the op itself here
 from ..ops.pooling import adaptive_avg_pool2d as _adaptive_avg_pool2d
 from ..ops.pooling import avg_pool2d  # noqa: F401 - PyTorch's F.avg_pool2d is the op itself
+from ..ops import elementwise_activation as _elementwise
+from ..ops.adaptive_pooling import adaptive_max_pool2d as _adaptive_max_pool2d_op
+from ..ops.conv import _constant_pad_values
+from ..ops.conv_transpose import conv_transpose as _conv_transpose_op
 
 __all__ = ["conv1d", "conv2d", "conv3d", "avg_pool2d", "max_pool1d_with_indices", "max_pool1d",
            "max_pool2d_with_indices", "max_pool2d", "max_pool3d_with_indices", "max_pool3d", "adaptive_avg_pool2d",
            "dropout", "dropout2d", "relu", "leaky_relu", "gelu", "softmax", "log_softmax", "tanh", "sigmoid",
            "linear", "embedding", "batch_norm", "layer_norm", "group_norm", "nll_loss", "cross_entropy",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "mse_loss"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "mse_loss",
+           "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "dropout1d", "dropout3d",
+           "alpha_dropout", "feature_alpha_dropout", "elu", "selu", "silu", "mish", "softplus", "hardtanh", "relu6",
+           "glu", "logsigmoid", "prelu", "bilinear", "instance_norm", "one_hot", "pad", "normalize",
+           "cosine_similarity"]
 
 
 # --- reduction and broadcasting helpers (PyTorch: torch/nn/_reduction.py, torch/functional.py) 
@@ -538,3 +547,306 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
                       "This will likely lead to incorrect results due to broadcasting. "
                       "Please ensure they have the same size.", stacklevel=2)
     return _loss.l1_loss(input, target, _reduction(size_average, reduce, reduction), weight)
+
+
+# --- issue 14: transposed convolution, adaptive max pooling, the dropout family, more activations,
+# bilinear, instance norm, one_hot, pad, normalize, cosine_similarity (in torch/nn/functional.py's
+# families; the ops they call: ops/conv_transpose.py, adaptive_pooling.py, elementwise_activation.py)
+def _conv_transpose(function: str, dims: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any,
+                    padding: Any, output_padding: Any, groups: int, dilation: Any) -> Tensor:
+    batch, is_batched = _batchify(input, dims, function)
+    out = _conv_transpose_op(batch, weight, bias, _int_list(stride, "stride", function, dims),
+                             _int_list(padding, "padding", function, dims),
+                             _int_list(output_padding, "output_padding", function, dims), groups,
+                             _int_list(dilation, "dilation", function, dims))
+    return out if is_batched else out.squeeze(0)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """1-D transposed convolution of (N, C_in, L) or (C_in, L) with a weight (C_in, C_out / groups, k)."""
+    return _conv_transpose("conv_transpose1d", 1, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """2-D transposed convolution of (N, C_in, H, W) or (C_in, H, W) with a weight (C_in, C_out / groups, kH, kW)."""
+    return _conv_transpose("conv_transpose2d", 2, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+    """3-D transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W)."""
+    return _conv_transpose("conv_transpose3d", 3, input, weight, bias, stride, padding, output_padding, groups,
+                           dilation)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    """The maximum of each adaptive window of the last two dims, and its flat position in the plane."""
+    _pool._check_tensor(input, "adaptive_max_pool2d")
+    return _adaptive_max_pool2d_op(input, _list_with_default(output_size, list(input.size())))
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    """Max pooling to ``output_size`` (an int, or a pair whose ``None`` entries keep the input's size)."""
+    out, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    """PyTorch runs it as a 2-D pooling of height 1 (so the graph ends in ``SqueezeBackward1``)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for adaptive_max_pool1d)")
+    size = output_size if isinstance(output_size, int) else tuple(output_size)
+    if not isinstance(size, int) and len(size) != 1:
+        raise RuntimeError("adaptive_max_pool1d: output_size must be 1")
+    out, indices = _adaptive_max_pool2d_op(input.unsqueeze(-2), (1, size if isinstance(size, int) else size[0]))
+    return out.squeeze(-2), indices.squeeze(-2)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    out, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def _check_p(p: float) -> None:
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, L) or (C, L) input."""
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that "
+                           "dropout1d exists to provide channel-wise dropout on inputs with 1 spatial dimension, a "
+                           "channel dimension, and an optional batch dimension (i.e. 2D or 3D inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, is_batched=input.dim() == 3)
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input."""
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated and will result "
+                      "in an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout3d exists to provide channel-wise dropout on inputs with 3 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 4D or 5D "
+                      "inputs).", stacklevel=2)
+    return _unbatched_feature_dropout(input, p, training, inplace, is_batched=input.dim() == 5)
+
+
+def _unbatched_feature_dropout(input: Tensor, p: float, training: bool, inplace: bool, is_batched: bool) -> Tensor:
+    """feature dropout, an unbatched input given a batch dim of 1 for the while."""
+    batch = input if is_batched else input.unsqueeze(0)
+    result = _feature_dropout(batch, p, training, inplace and is_batched)
+    return result if is_batched else result.squeeze(0)
+
+
+_SELU_ALPHA_DROPOUT = 1.7580993408473766  # -selu's scale * alpha: the value selu saturates at
+
+
+def _alpha_dropout(input: Tensor, p: float, training: bool, feature: bool) -> Tensor:
+    """ATen's ``_dropout_impl`` with alpha: dropped values are set to selu's saturation value,
+    then ``a * x + b`` restores a zero mean and unit variance (Klambauer et al.). Recorded as the
+    multiplication and addition it is (``AddBackward0``)."""
+    _check_p(p)
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        return input * zeros((), dtype=input.dtype)
+    if feature and input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = (input.shape[0], input.shape[1]) + (1,) * (input.dim() - 2) if feature else tuple(input.shape)
+    alpha = _SELU_ALPHA_DROPOUT
+    a = 1.0 / np.sqrt((alpha * alpha * p + 1) * (1 - p))
+    with no_grad():
+        keep = (empty(*shape).uniform_(0.0, 1.0) < 1 - p).to(input.dtype)
+        b = (keep - 1) * (alpha * a) + alpha * a * p
+        noise = keep * a
+    return input * noise + b
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout that keeps selu's self-normalisation: mean and variance are preserved."""
+    result = _alpha_dropout(input, p, training, feature=False)
+    return input.copy_(result) if inplace and result is not input else result
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Alpha dropout of whole channels."""
+    result = _alpha_dropout(input, p, training, feature=True)
+    return input.copy_(result) if inplace and result is not input else result
+
+
+def _maybe_inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
+    """``inplace=True``: the result written into ``input`` (PyTorch computes it in place, with its
+    own ``...Backward1`` Node; glasstorch records the copy)."""
+    return input.copy_(result) if inplace else result
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x for x > 0, else alpha * (exp(x) - 1)."""
+    return _maybe_inplace(input, _elementwise.elu(input, alpha), inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(x, alpha), with the self-normalising constants."""
+    return _maybe_inplace(input, _elementwise.selu(input), inplace)
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * sigmoid(x)."""
+    return _maybe_inplace(input, _elementwise.silu(input), inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return _maybe_inplace(input, _elementwise.mish(input), inplace)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """log(1 + exp(beta x)) / beta, linear above ``threshold``."""
+    return _elementwise.softplus(input, beta, threshold)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """x clamped to [min_val, max_val]."""
+    return _maybe_inplace(input, _elementwise.hardtanh(input, min_val, max_val), inplace)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """min(max(0, x), 6): hardtanh(x, 0, 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The first half of ``dim`` times the sigmoid of the second half."""
+    return _elementwise.glu(input, dim)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """log(sigmoid(x)), computed stably."""
+    return _elementwise.log_sigmoid(input)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """leaky_relu with a learned slope per channel (or one for all)."""
+    return _elementwise.prelu(input, weight)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """y = x1ᵀ A x2 + b for each output feature: weight (out, in1, in2). Leading dims are folded
+    into rows and viewed back before the bias is added (PyTorch's ``_trilinear`` path, which
+    shows ``ViewBackward0``, or ``AddBackward0`` with a bias)."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {input1.shape[i]} and "
+                               f"{input2.shape[i]}")
+    for which, x, dim in (("input1", input1, 1), ("input2", input2, 2)):
+        if x.shape[-1] != weight.shape[dim]:
+            raise RuntimeError(f"bilinear(): {which} size does not match weight size: got {x.shape[-1]} but expected "
+                               f"{weight.shape[dim]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
+                           f"{weight.shape[0]}")
+    out_features, in1, in2 = weight.shape
+    x1, x2 = input1.reshape(-1, in1), input2.reshape(-1, in2)
+    # (x1 @ A_o) for every o at once, then the dot product with x2
+    left = x1.matmul(weight.permute(1, 0, 2).reshape(in1, out_features * in2)).reshape(-1, out_features, in2)
+    out = (left * x2.unsqueeze(1)).sum(-1).view(*input1.shape[:-1], out_features)
+    return out if bias is None else out + bias
+
+
+def _verify_spatial_size(size: Any) -> None:
+    if int(np.prod(size[2:])) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each channel of each sample on its own. As ATen's ``instance_norm``: the input is
+    viewed as one sample of N * C channels and batch-normalised; the running statistics (if any)
+    get the average over the batch of the per-sample updates."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    n, c = input.shape[0], input.shape[1]
+    shaped = input.reshape(1, n * c, *input.shape[2:])
+
+    def repeat(t: Tensor | None) -> Tensor | None:  # one copy per sample
+        return None if t is None else t.repeat(n)
+
+    mean_n, var_n = repeat(running_mean), repeat(running_var)
+    out = batch_norm(shaped, mean_n, var_n, repeat(weight), repeat(bias), use_input_stats, momentum, eps)
+    if use_input_stats and running_mean is not None:
+        with no_grad():
+            running_mean.copy_(mean_n.view(n, c).mean(0))
+            running_var.copy_(var_n.view(n, c).mean(0))
+    return out.view(*input.shape)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """An int64 tensor of shape ``tensor.shape + (num_classes,)`` with a 1 at each class index
+    (``num_classes=-1``: the largest class + 1)."""
+    if tensor.dtype.name != "int64":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    data = tensor._data
+    if data.size == 0:
+        if num_classes == -1:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return from_numpy(np.zeros(data.shape + (num_classes,), dtype=np.int64))
+    if data.min() < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(data.max()) + 1
+    elif data.max() >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return from_numpy((data[..., None] == np.arange(num_classes)).astype(np.int64))
+
+
+def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
+    """Pad the last ``len(pad) // 2`` dims: ``pad = (left, right, top, bottom, ...)``, the last
+    dim first. ``mode``: 'constant' (with ``value``, default 0; a negative padding crops),
+    'reflect', 'replicate' or 'circular'."""
+    pad = tuple(int(p) for p in pad)
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.dim():
+        raise RuntimeError("Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.dim()}")
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if mode != "constant" and value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    pairs = [(pad[i], pad[i + 1]) for i in range(len(pad) - 2, -1, -2)]
+    out = pad_for_convolution(input, pairs, mode)
+    if mode == "constant" and value:
+        inside = _constant_pad_values(np.ones(input.shape, dtype=bool), pairs)
+        out._data[~inside] = value  # a fresh array: the padded border takes the value
+    return out
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    """``input / max(||input||_p, eps)`` along ``dim``."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    if out is not None:
+        return ops.div(input, denom, out=out)
+    return input / denom
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between x1 and x2 along ``dim``. As ATen: each is divided by its
+    norm first (clamped to ``eps``, the clamp not differentiated), which keeps the result in [-1, 1]."""
+    shape = _broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    x1, x2 = x1.expand(*shape), x2.expand(*shape)
+    x1_norm, x2_norm = x1.norm(2, dim, keepdim=True).clone(), x2.norm(2, dim, keepdim=True).clone()
+    with no_grad():
+        x1_norm.clamp_(min=eps)
+        x2_norm.clamp_(min=eps)
+    return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)

@@ -1,15 +1,19 @@
 """The layers: one file per family, named as in torch/nn/modules/."""
 from .module import Module
-from .activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .activation import (ELU, GELU, GLU, SELU, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6,
+                         Sigmoid, SiLU, Softmax, Softplus, Tanh)
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d, LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, Conv3d, LazyConv1d, LazyConv2d, LazyConv3d
-from .dropout import Dropout, Dropout2d
-from .flatten import Flatten
+from .conv import (Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, LazyConv1d, LazyConv2d,
+                   LazyConv3d)
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d, FeatureAlphaDropout
+from .flatten import Flatten, Unflatten
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .lazy import LazyModuleMixin
-from .linear import Identity, LazyLinear, Linear
+from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .normalization import GroupNorm, LayerNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool1d, MaxPool2d, MaxPool3d
+from .pooling import (AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool2d, MaxPool1d, MaxPool2d,
+                      MaxPool3d)
 from .rnn import GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding

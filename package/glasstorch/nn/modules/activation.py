@@ -2,8 +2,14 @@
 Mirrors torch/nn/modules/activation.py."""
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+from ..._creation import empty
 from ..._tensor import Tensor
 from .. import functional as F
+from .. import init as _init
+from ..parameter import Parameter
 from .module import Module
 
 
@@ -94,3 +100,158 @@ class GELU(Module):
 
     def extra_repr(self) -> str:
         return f"approximate={repr(self.approximate)}"
+
+
+def _inplace_repr(inplace: bool) -> str:
+    return "inplace=True" if inplace else ""
+
+
+class ELU(Module):
+    """x for x > 0, else alpha * (exp(x) - 1)."""
+
+    def __init__(self, alpha: float = 1.0, inplace: bool = False) -> None:
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class SELU(Module):
+    """scale * elu(x, alpha) with the self-normalising constants (scale 1.0507, alpha 1.6733)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class SiLU(Module):
+    """x * sigmoid(x) (swish)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Mish(Module):
+    """x * tanh(softplus(x))."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.mish(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class Softplus(Module):
+    """log(1 + exp(beta x)) / beta, linear where beta x > threshold."""
+
+    def __init__(self, beta: float = 1.0, threshold: float = 20.0) -> None:
+        super().__init__()
+        self.beta = beta
+        self.threshold = threshold
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self) -> str:
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class Hardtanh(Module):
+    """x clamped to [min_val, max_val] (``min_value``/``max_value``: PyTorch's deprecated names)."""
+
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
+        super().__init__()
+        if min_value is not None:
+            warnings.warn("keyword argument `min_value` is deprecated and rename to `min_val`", FutureWarning,
+                          stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and rename to `max_val`", FutureWarning,
+                          stacklevel=2)
+            max_val = max_value
+        self.min_val = min_val
+        self.max_val = max_val
+        self.inplace = inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"min_val={self.min_val}, max_val={self.max_val}" + (", inplace=True" if self.inplace else "")
+
+
+class ReLU6(Hardtanh):
+    """min(max(0, x), 6)."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self) -> str:
+        return _inplace_repr(self.inplace)
+
+
+class GLU(Module):
+    """The gated linear unit: first half of ``dim`` times the sigmoid of the second half."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x)), computed stably."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.logsigmoid(input)
+
+
+class PReLU(Module):
+    """leaky_relu with a learned slope: ``num_parameters`` 1 (shared) or one per channel,
+    initialised to ``init``."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

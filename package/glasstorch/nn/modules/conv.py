@@ -9,7 +9,9 @@ and a ``bias`` of shape (out_channels), and calls its functional twin (``F.conv2
 ``padding_mode`` other than ``'zeros'`` pads the input first (``'reflect'``, ``'replicate'``,
 ``'circular'``, PyTorch: ``F.pad``) and then convolves without padding.
 
-``LazyConv1d/2d/3d`` take ``in_channels`` from their first input (see lazy.py).
+``ConvTranspose1d/2d/3d`` hold a weight (in_channels, out_channels / groups, *kernel_size) and
+call ``F.conv_transpose*d``; ``forward(input, output_size)`` picks the ``output_padding`` that gives
+that size. ``LazyConv1d/2d/3d`` take ``in_channels`` from their first input (see lazy.py).
 """
 from __future__ import annotations
 
@@ -27,7 +29,8 @@ from ..parameter import Parameter, UninitializedParameter
 from .lazy import LazyModuleMixin
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "LazyConv1d", "LazyConv2d", "LazyConv3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d"]
 
 
 def _ntuple(n: int, name: str) -> Any:
@@ -224,6 +227,91 @@ class Conv3d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:
         return self._conv_forward(input, self.weight, self.bias)
 
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What the transposed convolutions share: zero padding only, and ``output_size``."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: tuple, stride: tuple, padding: tuple,
+                 dilation: tuple, transposed: bool, output_padding: tuple, groups: int, bias: bool,
+                 padding_mode: str, device: Any = None, dtype: Any = None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {self.__class__.__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, transposed,
+                         output_padding, groups, bias, padding_mode, device=device, dtype=dtype)
+
+    def _output_padding(self, input: Tensor, output_size: Any, stride: tuple, padding: tuple, kernel_size: tuple,
+                        num_spatial_dims: int, dilation: tuple | None = None) -> tuple | list:
+        """The output_padding that makes the output ``output_size`` (a stride leaves the size
+        ambiguous: any size from the smallest to smallest + stride - 1 convolves back to the input's)."""
+        if output_size is None:
+            return _single(self.output_padding)
+        has_batch_dim = input.dim() == num_spatial_dims + 2
+        num_non_spatial_dims = 2 if has_batch_dim else 1
+        output_size = list(output_size)
+        if len(output_size) == num_non_spatial_dims + num_spatial_dims:
+            output_size = output_size[num_non_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                             f"{num_spatial_dims} or {num_non_spatial_dims + num_spatial_dims} elements (got "
+                             f"{len(output_size)})")
+        min_sizes = [(input.size(d + num_non_spatial_dims) - 1) * stride[d] - 2 * padding[d]
+                     + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1
+                     for d in range(num_spatial_dims)]
+        max_sizes = [low + s - 1 for low, s in zip(min_sizes, stride)]
+        for size, low, high in zip(output_size, min_sizes, max_sizes):
+            if size < low or size > high:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {min_sizes} "
+                                 f"to {max_sizes} (for an input of {input.size()[2:]})")
+        return [size - low for size, low in zip(output_size, min_sizes)]
+
+    def _transposed_forward(self, function: Any, dims: int, input: Tensor, output_size: Any) -> Tensor:
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, dims,
+                                              self.dilation)
+        return function(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                        self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-D transposed convolution (the adjoint of Conv1d): upsamples an (N, C_in, L) input."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _single(kernel_size), _single(stride), _single(padding),
+                         _single(dilation), True, _single(output_padding), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return self._transposed_forward(F.conv_transpose1d, 1, input, output_size)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-D transposed convolution (the adjoint of Conv2d): upsamples an (N, C_in, H, W) input."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _pair(kernel_size), _pair(stride), _pair(padding),
+                         _pair(dilation), True, _pair(output_padding), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return self._transposed_forward(F.conv_transpose2d, 2, input, output_size)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution (the adjoint of Conv3d)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), _triple(padding),
+                         _triple(dilation), True, _triple(output_padding), groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+
+    def forward(self, input: Tensor, output_size: Any = None) -> Tensor:
+        return self._transposed_forward(F.conv_transpose3d, 3, input, output_size)
 
 class _LazyConvXdMixin(LazyModuleMixin):
     """What the Lazy convolutions share: ``in_channels`` read from the first input."""

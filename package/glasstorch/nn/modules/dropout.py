@@ -1,4 +1,4 @@
-"""``Dropout`` and ``Dropout2d``. Mirrors torch/nn/modules/dropout.py.
+"""``Dropout``, ``Dropout1d/2d/3d``, ``AlphaDropout`` and ``FeatureAlphaDropout``. Mirrors torch/nn/modules/dropout.py.
 
 Neighbouring pixels of a feature map are strongly correlated, so zeroing single pixels
 (``Dropout``) hardly regularises a convolutional network; ``Dropout2d`` zeroes each (sample,
@@ -38,3 +38,32 @@ class Dropout2d(_DropoutNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout1d(_DropoutNd):
+    """In training, zero each channel of an (N, C, L) or (C, L) input with probability ``p``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """In training, zero each channel of an (N, C, D, H, W) or (C, D, H, W) input with probability ``p``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class AlphaDropout(_DropoutNd):
+    """Dropout for selu networks: dropped values take selu's saturation value, then an affine map
+    keeps the mean and variance."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.alpha_dropout(input, self.p, self.training)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """Alpha dropout of whole channels."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -1,4 +1,4 @@
-"""``Identity``, ``Linear`` and ``LazyLinear``. Mirrors torch/nn/modules/linear.py."""
+"""``Identity``, ``Linear``, ``Bilinear`` and ``LazyLinear``. Mirrors torch/nn/modules/linear.py."""
 from __future__ import annotations
 
 import math
@@ -58,6 +58,38 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
+
+
+class Bilinear(Module):
+    """``y = x1ᵀ A x2 + b`` for each output feature, ``weight`` of shape (out, in1, in2)."""
+
+    def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), **factory_kwargs))
+        if bias:
+            self.bias = Parameter(empty(out_features, **factory_kwargs))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """Weight and bias uniform in ±1/sqrt(in1_features)."""
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")
 
 class LazyLinear(LazyModuleMixin, Linear):
     """A Linear layer whose ``in_features`` is taken from its first input (d2l's ``nn.LazyLinear``)."""

@@ -108,3 +108,29 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    __constants__ = ["output_size", "return_indices"]
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling of an (N, C, L) or (C, L) input to a fixed length ``output_size``."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed ``output_size`` (an int, or a pair; ``None`` keeps the input's size)."""
+
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)

@@ -1,0 +1,252 @@
+"""More activation functions of aten/src/ATen/native/Activation.cpp, each recorded as PyTorch
+records it: ``elu`` (``EluBackward0``, also behind ``selu``), ``silu``, ``mish``, ``softplus``,
+``hardtanh`` (also behind ``relu6``), ``log_sigmoid``, ``glu`` and ``prelu``
+(``PreluKernelBackward0``). ``leaky_relu`` and ``gelu`` are in activation.py.
+
+Each backward is written with tensor ops (the derivative's piecewise choice as a constant 0/1
+mask), so ``create_graph=True`` differentiates it again. Simplified: PyTorch's in-place forms
+(``elu_``, ...) are not here; the layers' ``inplace=True`` computes out of place.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node, SavedTensor
+from ._nn_checks import _check_floating, _work
+from ._util import compute_requires_grad, set_history
+
+
+# --- elementwise activations with a constant-shaped derivative ------------------------------------
+def _record(input: Tensor, values: np.ndarray, node_class: type, **fields: float) -> Tensor:
+    """Wrap ``values`` (in the input's dtype) and, if needed, record ``node_class`` saving the input."""
+    out = _wrap(values.astype(input._data.dtype, copy=False))
+    if compute_requires_grad(input):
+        node = node_class(input)
+        node.self_ = SavedTensor(input)
+        for name, value in fields.items():
+            setattr(node, name, value)
+        set_history(out, node)
+    return out
+
+
+def _mask(condition: np.ndarray, like: Tensor) -> Tensor:
+    """A 0/1 constant in ``like``'s dtype: where a derivative takes one formula or the other."""
+    return _wrap(condition.astype(like._data.dtype))
+
+
+class EluBackward0(Node):
+    """out = scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1):
+    grad_input = grad * scale, or grad * scale * alpha * input_scale * exp(input_scale * x)."""
+
+    alpha: float
+    scale: float
+    input_scale: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        positive = _mask(x._data > 0, x)
+        # clamp(max=0): exp of a large positive x would overflow to inf, and inf * 0 is nan
+        negative = (x.clamp(max=0) * self.input_scale).exp() * (self.scale * self.alpha * self.input_scale)
+        return (grad * (positive * self.scale + (1 - positive) * negative),)
+
+
+def elu(input: Tensor, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> Tensor:
+    """scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1) (``selu`` is one case)."""
+    _check_floating(input, "elu")
+    x = _work(input._data)
+    with np.errstate(over="ignore"):
+        values = np.where(x > 0, x * scale, np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale))
+    return _record(input, values, EluBackward0, alpha=float(alpha), scale=float(scale), input_scale=float(input_scale))
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor) -> Tensor:
+    """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
+    return elu(input, _SELU_ALPHA, _SELU_SCALE)
+
+
+class SiluBackward0(Node):
+    """out = x * sigmoid(x): grad_input = grad * s * (1 + x * (1 - s)), s = sigmoid(x)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        s = x.sigmoid()
+        return (grad * (s * (1 + x * (1 - s))),)
+
+
+def _sigmoid_values(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return 1 / (1 + np.exp(-x))
+
+
+def silu(input: Tensor) -> Tensor:
+    """x * sigmoid(x) (also called swish)."""
+    _check_floating(input, "silu")
+    x = _work(input._data)
+    return _record(input, x * _sigmoid_values(x), SiluBackward0)
+
+
+def _softplus_values(x: np.ndarray, beta: float, threshold: float) -> np.ndarray:
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold (where they agree in float)."""
+    with np.errstate(over="ignore"):
+        return np.where(x * beta > threshold, x, np.log1p(np.exp(np.minimum(x * beta, threshold))) / beta)
+
+
+class SoftplusBackward0(Node):
+    """grad_input = grad * sigmoid(beta x), or grad where beta x > threshold (the linear part)."""
+
+    beta: float
+    threshold: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        linear = _mask(x._data * self.beta > self.threshold, x)
+        return (grad * (linear + (1 - linear) * (x * self.beta).sigmoid()),)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """A smooth relu: log(1 + exp(beta x)) / beta."""
+    _check_floating(input, "softplus")
+    return _record(input, _softplus_values(_work(input._data), beta, threshold), SoftplusBackward0,
+                   beta=float(beta), threshold=float(threshold))
+
+
+class MishBackward0(Node):
+    """out = x * tanh(softplus(x)): grad_input = grad * (t + x * sigmoid(x) * (1 - t**2)), t = tanh(softplus(x))."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        t = softplus(x).tanh()
+        return (grad * (t + x * x.sigmoid() * (1 - t * t)),)
+
+
+def mish(input: Tensor) -> Tensor:
+    """x * tanh(softplus(x))."""
+    _check_floating(input, "mish")
+    x = _work(input._data)
+    return _record(input, x * np.tanh(_softplus_values(x, 1.0, 20.0)), MishBackward0)
+
+
+class HardtanhBackward0(Node):
+    """out = clamp(x, min_val, max_val): grad_input = grad where min_val < x < max_val, else 0."""
+
+    min_val: float
+    max_val: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        return (grad * _mask((x._data > self.min_val) & (x._data < self.max_val), x),)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """x clamped to [min_val, max_val] (``relu6`` is hardtanh(x, 0, 6))."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    _check_floating(input, "hardtanh")
+    return _record(input, np.clip(input._data, min_val, max_val), HardtanhBackward0,
+                   min_val=float(min_val), max_val=float(max_val))
+
+
+class LogSigmoidBackward0(Node):
+    """out = log(sigmoid(x)) = -softplus(-x): grad_input = grad * sigmoid(-x)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * (-self._saved_self).sigmoid(),)
+
+
+def log_sigmoid(input: Tensor) -> Tensor:
+    """log(1 / (1 + exp(-x))), computed without overflow as min(x, 0) - log1p(exp(-|x|))."""
+    _check_floating(input, "log_sigmoid_forward")
+    x = _work(input._data)
+    return _record(input, np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), LogSigmoidBackward0)
+
+
+# --- glu and prelu: activations with a structure -----------------------------------------------------
+class GluBackward0(Node):
+    """out = a * sigmoid(b), (a, b) the two halves of x along ``dim``:
+    grad_a = grad * sigmoid(b), grad_b = grad * a * sigmoid(b) * (1 - sigmoid(b))."""
+
+    dim: int
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .shape import cat
+
+        a, b = self._saved_self.chunk(2, self.dim)
+        s = b.sigmoid()
+        return (cat([grad * s, grad * a * s * (1 - s)], self.dim),)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """The gated linear unit: the first half of ``dim`` times the sigmoid of the second half."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    axis = dim % input.dim() if -input.dim() <= dim < input.dim() else dim
+    size = input.shape[axis]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {axis} is size {size}")
+    _check_floating(input, "glu")
+    a, b = np.split(_work(input._data), 2, axis=axis)
+    return _record(input, a * _sigmoid_values(b), GluBackward0, dim=dim)
+
+
+class PreluKernelBackward0(Node):
+    """out = x where x > 0, else w * x, with one w per channel (dim 1) or one for all:
+    grad_x = grad * (1 or w), grad_w = the sum of grad * x where x <= 0 over all but the channels."""
+
+    self_: SavedTensor
+    weight_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x, weight = self._saved_self, self._saved_weight
+        positive = _mask(x._data > 0, x)
+        w = _channel_view(weight, x.dim())
+        grad_x = grad * (positive + (1 - positive) * w) if self.needs_input_grad(0) else None
+        grad_w = None
+        if self.needs_input_grad(1):
+            per_element = grad * x * (1 - positive)
+            dims = [d for d in range(x.dim()) if weight.numel() == 1 or d != min(1, x.dim() - 1)]
+            grad_w = (per_element.sum(dims) if dims else per_element).reshape(weight.shape)
+        return grad_x, grad_w
+
+
+def _channel_view(weight: Tensor, ndim: int) -> Tensor:
+    """The weight shaped to broadcast along the channel dim (dim 1, or dim 0 of a 1-D input)."""
+    if weight.numel() == 1 or ndim < 2:
+        return weight.reshape(()) if weight.numel() == 1 else weight
+    return weight.reshape((1, weight.numel()) + (1,) * (ndim - 2))
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """leaky_relu whose negative slope ``weight`` is learned (one per channel, or one for all)."""
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    channels = 1 if input.dim() == 0 else input.shape[min(1, input.dim() - 1)]
+    if weight.numel() != 1:
+        if input.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        if weight.numel() != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    _check_floating(input, "prelu_cpu")
+    x = input._data
+    w = _channel_view(weight, input.dim())._data
+    out = _wrap(np.where(x > 0, x, x * w).astype(x.dtype, copy=False))
+    if compute_requires_grad(input, weight):
+        node = PreluKernelBackward0(input, weight)
+        node.self_, node.weight_ = SavedTensor(input), SavedTensor(weight)
+        set_history(out, node)
+    return out
