@@ -157,6 +157,8 @@ class Tensor:
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         if self._requires_grad and not value.dtype.is_floating_point:
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
+        if (value._data.shape, value._data.dtype) != (self._data.shape, self._data.dtype):
+            self._grad_accumulator_ref = None  # its AccumulateGrad knew the old shape: the next op makes a new one (as PyTorch's set_data)
         self._data = value._data
 
     @property

@@ -57,7 +57,7 @@ def execute(
     try:
         while ready:
             node = ready.pop()
-            grads = evaluate_function(task, node, task.not_ready.pop(node))
+            grads = evaluate_function(task, node, task.not_ready.pop(node, None))  # None: no gradient came
             for next_node, grad in zip(node._next, grads):
                 if next_node is None:
                     continue
@@ -104,16 +104,26 @@ class GraphTask:
 
 class InputBuffer(dict):
     """The gradients that have reached each Node not yet run (``input_buffer.cpp``; PyTorch keeps
-    one buffer per Node in the ``not_ready`` map). Gradients from several edges are summed."""
+    one buffer per Node in the ``not_ready`` map). Gradients from several edges are summed: the
+    second one to arrive starts a sum that the buffer owns, and later ones are added into it in
+    place (``InputBuffer::accumulate`` adds in place when nothing else holds the tensor)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.owned: set = set()  # the Nodes whose buffered gradient is a sum made here
 
     def add(self, node: Node, grad: "Tensor | None") -> None:
         if grad is None:
             return  # "no gradient" along this edge: nothing to add
         previous = self.get(node)
-        self[node] = grad if previous is None else previous + grad
-
-    def pop(self, node: Node) -> "Tensor | None":  # type: ignore[override]
-        return super().pop(node, None)  # None: no gradient reached this Node
+        if previous is None:
+            self[node] = grad
+        elif node in self.owned and not grad._requires_grad:
+            previous._data += grad._data  # (under create_graph the sum is recorded instead)
+        else:
+            self[node] = previous + grad
+            if not _GradMode.enabled:
+                self.owned.add(node)  # (a Node gets no gradient after it ran: never stale)
 
 
 class ReadyQueue:
@@ -159,9 +169,12 @@ def call_function(node: Node, grad: "Tensor") -> tuple:
     """The hooks around a Node's backward, in PyTorch's order (``call_function``): the tensor's
     hooks and retained gradient, the Node's pre-hooks, ``backward``, the Node's post-hooks."""
     grad = call_tensor_pre_hooks(node, grad)
-    grad = call_pre_hooks(node, grad)
+    if node._pre_hooks:
+        grad = call_pre_hooks(node, grad)
     grads = validate_outputs(node, node.backward(grad))
-    return call_post_hooks(node, grads, grad)
+    if node._post_hooks:
+        grads = call_post_hooks(node, grads, grad)
+    return grads
 
 
 def call_tensor_pre_hooks(node: Node, grad: "Tensor") -> "Tensor":
@@ -179,26 +192,24 @@ def call_tensor_pre_hooks(node: Node, grad: "Tensor") -> "Tensor":
 def call_pre_hooks(node: Node, grad: "Tensor") -> "Tensor":
     """The Node's own pre-hooks (``grad_fn.register_prehook``): ``hook((grad,))`` may return a
     replacement tuple (``call_pre_hooks``)."""
-    if node._pre_hooks:
-        for hook in tuple(node._pre_hooks.values()):
-            result = hook((grad,))
-            if result is not None:
-                grad = _replaced_by(result[0], grad, hook)
+    for hook in tuple(node._pre_hooks.values()):
+        result = hook((grad,))
+        if result is not None:
+            grad = _replaced_by(result[0], grad, hook)
     return grad
 
 
 def call_post_hooks(node: Node, grad_inputs: tuple, grad: "Tensor") -> tuple:
     """The Node's post-hooks (``grad_fn.register_hook``): ``hook(grad_inputs, grad_outputs)``
     after backward; a returned tuple replaces the gradients passed on (``call_post_hooks``)."""
-    if node._post_hooks:
-        for hook in tuple(node._post_hooks.values()):
-            result = hook(grad_inputs, (grad,))
-            if result is not None:
-                result = tuple(result)
-                if len(result) != len(grad_inputs):
-                    raise RuntimeError(f"hook '{_name(hook)}' has returned an incorrect number of values "
-                                       f"(got {len(result)}, but expected {len(grad_inputs)})")
-                grad_inputs = result
+    for hook in tuple(node._post_hooks.values()):
+        result = hook(grad_inputs, (grad,))
+        if result is not None:
+            result = tuple(result)
+            if len(result) != len(grad_inputs):
+                raise RuntimeError(f"hook '{_name(hook)}' has returned an incorrect number of values "
+                                   f"(got {len(result)}, but expected {len(grad_inputs)})")
+            grad_inputs = result
     return grad_inputs
 
 
@@ -211,7 +222,7 @@ def validate_outputs(node: Node, grads: tuple) -> tuple:
         raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
                            f"(expected {len(node._next)}, got {len(grads)})")
     fitted = []
-    to_leaves: set = set()  # the gradient objects handed to leaves so far
+    to_leaves = []  # the ids of the gradients handed to leaves so far
     for i, (next_node, grad) in enumerate(zip(node._next, grads)):
         if grad is not None and next_node is not None and next_node._input_metadata is not None:
             shape, dtype = next_node._input_metadata
@@ -224,7 +235,7 @@ def validate_outputs(node: Node, grads: tuple) -> tuple:
                 # later: the second leaf gets a copy (PyTorch's AccumulateGrad checks the use count)
                 if id(grad) in to_leaves:
                     grad = grad.clone()
-                to_leaves.add(id(grad))
+                to_leaves.append(id(grad))
         fitted.append(grad)
     return tuple(fitted)
 

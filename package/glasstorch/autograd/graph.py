@@ -169,6 +169,7 @@ class Node:
     _anomaly_trace: list | None = None  # anomaly mode: the stack of the forward call that made this Node
 
     _saved_fields: tuple = ()  # every saved name this class declares (set by __init_subclass__)
+    _saved_variables: tuple = ()  # those of them that hold a SavedTensor
 
     def __init__(self, *inputs: Any) -> None:
         # one edge per input: the producer's Node, a leaf's AccumulateGrad, or None
@@ -185,6 +186,7 @@ class Node:
         for klass in reversed(cls.__mro__[:cls.__mro__.index(Node)]):
             declared += [name for name in vars(klass).get("__annotations__", {}) if not name.startswith("_")]
         cls._saved_fields = tuple(dict.fromkeys(declared))
+        cls._saved_variables = tuple(name for name in cls._saved_fields if name.endswith("_"))
         for name in cls._saved_fields:
             if not hasattr(cls, name):
                 setattr(cls, name, None)  # not saved (yet): reads as None, as in PyTorch
@@ -223,9 +225,9 @@ class Node:
 
     def release_variables(self) -> None:
         """Free what was saved: called by the engine after backward unless retain_graph=True."""
-        for name in type(self)._saved_fields:
+        for name in self._saved_variables:
             saved = getattr(self, name)
-            if type(saved) is SavedTensor or type(saved) is SavedTensorList:
+            if saved is not None:
                 saved.release()  # unpack() now raises the second-backward error
 
     # --- the backward computation ----------------------------------------------------------
@@ -292,11 +294,8 @@ class AccumulateGrad(Node):
     def __init__(self, variable: "Tensor") -> None:
         self._next = ()
         self._sequence_nr = float("inf")  # PyTorch: UINT64_MAX, the highest priority
+        self._input_metadata = variable._data.shape, variable._data.dtype  # (a new leaf shape gets a new Node)
         self.variable = variable
-
-    @property
-    def _input_metadata(self) -> tuple:
-        return self.variable._data.shape, self.variable._data.dtype
 
     @property
     def _tensor_pre_hooks(self) -> dict | None:
@@ -310,8 +309,8 @@ class AccumulateGrad(Node):
         variable = self.variable
         if variable._grad is None:
             variable._grad = grad if grad._requires_grad else _owned(grad, variable)
-        elif grad._requires_grad or variable._grad._requires_grad:
-            variable._grad = variable._grad + grad  # create_graph: keep the history
+        elif grad._requires_grad or variable._grad._requires_grad or variable._grad._data.shape != grad._data.shape:
+            variable._grad = variable._grad + grad  # create_graph: keep the history (or PyTorch's size error)
         else:
             variable._grad._data += grad._data  # accumulate in place, as PyTorch does
         if variable._post_accumulate_grad_hooks:  # register_post_accumulate_grad_hook: once .grad is final
