@@ -51,6 +51,8 @@ from ..ops.loss import mse_loss  # noqa: F401 - PyTorch's F.mse_loss is the op i
 from ..ops.pooling import adaptive_avg_pool2d as _adaptive_avg_pool2d
 from ..ops.pooling import avg_pool2d  # noqa: F401 - PyTorch's F.avg_pool2d is the op itself
 from ..ops import elementwise_activation as _elementwise
+from ..ops import robust_loss as _robust
+from ..ops._util import broadcast_error
 from ..ops.adaptive_pooling import adaptive_max_pool2d as _adaptive_max_pool2d_op
 from ..ops.conv import _constant_pad_values
 from ..ops.conv_transpose import conv_transpose as _conv_transpose_op
@@ -64,7 +66,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "avg_pool2d", "max_pool1d_with_indices"
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "dropout1d", "dropout3d",
            "alpha_dropout", "feature_alpha_dropout", "elu", "selu", "silu", "mish", "softplus", "hardtanh", "relu6",
            "glu", "logsigmoid", "prelu", "bilinear", "instance_norm", "one_hot", "pad", "normalize",
-           "cosine_similarity"]
+           "cosine_similarity", "huber_loss", "smooth_l1_loss", "kl_div", "margin_ranking_loss",
+           "cosine_embedding_loss"]
 
 
 # --- reduction and broadcasting helpers (PyTorch: torch/nn/_reduction.py, torch/functional.py) 
@@ -850,3 +853,105 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         x1_norm.clamp_(min=eps)
         x2_norm.clamp_(min=eps)
     return ((x1 / x1_norm) * (x2 / x2_norm)).sum(dim)
+
+
+# --- issue 14: more losses (the robust ones in ops/robust_loss.py; the others composed as ATen composes them)
+def _warn_target_size(input: Tensor, target: Tensor) -> None:
+    """PyTorch's warning when target and input differ in size, and its error (from
+    ``broadcast_tensors``) when they do not even broadcast."""
+    if target.size() != input.size():
+        try:
+            np.broadcast_shapes(tuple(input.shape), tuple(target.shape))
+        except ValueError:
+            raise broadcast_error(tuple(input.shape), tuple(target.shape)) from None
+        warnings.warn(f"Using a target size ({target.size()}) that is different to the input size ({input.size()}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", stacklevel=3)
+
+
+def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
+               weight: Tensor | None = None) -> Tensor:
+    """Quadratic for |input - target| < delta, linear beyond: robust to outliers."""
+    _warn_target_size(input, target)
+    if weight is not None:
+        raise NotImplementedError("glasstorch's huber_loss has no weight argument yet")
+    return _robust.huber_loss(input, target, reduction, delta)
+
+
+def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+                   reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    """huber_loss / beta: quadratic below ``beta``, |input - target| - beta / 2 above (beta 0: l1_loss)."""
+    _warn_target_size(input, target)
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta == 0.0:
+        return _loss.l1_loss(input, target, reduction)
+    return _robust.smooth_l1_loss(input, target, reduction, beta)
+
+
+def _apply_loss_reduction(loss: Tensor, reduction: str) -> Tensor:
+    """ATen's ``apply_loss_reduction``."""
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+           reduction: str = "mean", log_target: bool = False) -> Tensor:
+    """The Kullback-Leibler divergence of ``target`` from the distribution whose *log*-probabilities
+    are ``input``: sum of target * (log target - input). ``reduction='batchmean'`` is the true KL
+    divergence per sample; 'mean' also divides by the number of classes (PyTorch warns)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    if reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                      stacklevel=2)
+    if reduction not in ("none", "mean", "sum", "batchmean"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if log_target:
+        output = target.exp() * (target - input)
+    else:  # xlogy(target, target): 0 where target is 0
+        output = target * target.clamp(min=np.finfo(target._data.dtype).tiny).log() - target * input
+    reduced = _apply_loss_reduction(output, "sum" if reduction == "batchmean" else reduction)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                        size_average: bool | None = None, reduce: bool | None = None,
+                        reduction: str = "mean") -> Tensor:
+    """max(0, -target * (input1 - input2) + margin): input1 should rank higher where target is 1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    return _apply_loss_reduction(_robust.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
+                          size_average: bool | None = None, reduce: bool | None = None,
+                          reduction: str = "mean") -> Tensor:
+    """1 - cos(x1, x2) where target is 1, max(0, cos(x1, x2) - margin) where it is -1."""
+    reduction = _reduction(size_average, reduce, reduction)
+    targ_dim = target.dim()
+    if targ_dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if targ_dim == 1 and not (input1.dim() == 2 and input2.dim() == 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    if targ_dim == 0 and not (input1.dim() == 1 and input2.dim() == 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    epsilon = 1e-12
+    prod_sum = (input1 * input2).sum(targ_dim)
+    mag_square1 = (input1 * input1).sum(targ_dim) + epsilon
+    mag_square2 = (input2 * input2).sum(targ_dim) + epsilon
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt()
+    zeros = cos.detach() * 0
+    output_pos = ops.where(target == 1, 1 - cos, zeros)
+    output_neg = ops.where(target == -1, _robust.clamp_min(cos - margin, 0), zeros)
+    return _apply_loss_reduction(output_pos + output_neg, reduction)
