@@ -4,14 +4,21 @@
     sgd.py           SGD (momentum, dampening, Nesterov, weight decay, maximize)
     adam.py          Adam (amsgrad, weight decay, maximize)
     adamw.py         AdamW (Adam with decoupled weight decay)
-    lr_scheduler.py  LRScheduler, LambdaLR, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR
+    nadam.py         NAdam (Adam with Nesterov momentum)
+    rmsprop.py       RMSprop;  adagrad.py  Adagrad;  adadelta.py  Adadelta
+    lr_scheduler.py  LRScheduler, LambdaLR, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR,
+                     PolynomialLR, CyclicLR, OneCycleLR, SequentialLR, ChainedScheduler, ReduceLROnPlateau
 
-Simplified: PyTorch has a dozen more optimizers (Adagrad, RMSprop, LBFGS ...) and schedulers.
+Simplified: PyTorch has a few more optimizers (LBFGS, Adamax, ASGD, Rprop, ...) and schedulers.
 """
 from . import lr_scheduler
+from .adadelta import Adadelta
+from .adagrad import Adagrad
 from .adam import Adam
 from .adamw import AdamW
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adam", "AdamW", "Optimizer", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
