@@ -393,6 +393,15 @@ class Tensor:
     def cpu(self) -> "Tensor":
         return self
 
+    def share_memory_(self) -> "Tensor":
+        """Move the storage to shared memory, for other processes (``torch.multiprocessing``).
+        glasstorch runs in one process and has no shared storages: the tensor is returned as it is."""
+        return self
+
+    def is_shared(self) -> builtins.bool:
+        """Is the storage in shared memory? Never in glasstorch (see ``share_memory_``)."""
+        return False
+
     def cuda(self, device: Any = None, non_blocking: builtins.bool = False) -> "Tensor":
         _check_device("cuda" if device is None else f"cuda:{device}" if isinstance(device, builtins.int) else device)
         return self

@@ -168,6 +168,7 @@ class Module:
     """Base class for all neural network modules. Subclass it, call ``super().__init__()`` first,
     assign parameters and submodules as attributes, and define ``forward``."""
 
+    dump_patches: bool = False  # PyTorch's legacy flag (torch.save once wrote source patches): unused
     _version: int = 1  # saved in state_dict metadata, for backward-compatible loading
     training: bool
     call_super_init: bool = False
@@ -353,6 +354,11 @@ class Module:
     def cpu(self) -> "Module":
         """Move every parameter and buffer to the CPU (where glasstorch's tensors always are)."""
         return self._apply(lambda t: t.cpu())
+
+    def share_memory(self) -> "Module":
+        """Move every parameter and buffer to shared memory (``Tensor.share_memory_``), for
+        ``torch.multiprocessing`` workers (Hogwild training)."""
+        return self._apply(lambda t: t.share_memory_())
 
     def type(self, dst_type: Any) -> "Module":
         """Cast every parameter and buffer to ``dst_type`` (a dtype or a type string)."""
