@@ -163,3 +163,40 @@ def result_type(*operands) -> dtype:
             # Python number that means the default dtype of that category
             result = d
     return result
+
+
+# --- the values an elementwise op computes with ---------------------------------------------
+_BFLOAT16 = bfloat16.numpy_dtype
+_WIDE_FLOATS = (float32.numpy_dtype, float64.numpy_dtype)
+
+
+def promoted_values(*operands, floating: builtins.bool = False) -> tuple:
+    """The operands' values (a tensor's numpy array; a Python number as it is, which numpy treats
+    as "weak", as PyTorch does) converted to PyTorch's ``result_type``, ready for a numpy ufunc.
+    ``floating=True`` for ops such as true division whose result is always floating point.
+
+    Fast path (measured: nearly every call of a training step is one of these, and ``result_type``
+    costs more than the arithmetic on small tensors): where numpy already computes in PyTorch's
+    dtype (two arrays of one dtype, a float array with a bool mask or with a Python number), the
+    values are returned without asking ``result_type``."""
+    values = tuple(v._data if hasattr(v, "_data") else v for v in operands)
+    if len(values) == 2 and _numpy_agrees(values[0], values[1], floating):
+        return values
+    result = result_type(*operands)
+    if floating and not result.is_floating_point:
+        result = get_default_dtype()
+    target = result.numpy_dtype
+    if target == _BFLOAT16:  # numpy's bfloat16 (ml_dtypes) turns bfloat16 * 2.5 into float32: give it a bfloat16 number
+        values = tuple(v if isinstance(v, np.ndarray) else np.asarray(v, target) for v in values)
+    return tuple(v.astype(target) if isinstance(v, np.ndarray) and v.dtype != target else v for v in values)
+
+
+def _numpy_agrees(x, y, floating: builtins.bool) -> builtins.bool:
+    """Does numpy compute ``ufunc(x, y)`` in PyTorch's result dtype as it is?"""
+    if type(x) is np.ndarray:
+        if type(y) is np.ndarray:
+            if x.dtype is y.dtype or x.dtype == y.dtype:
+                return not floating or x.dtype.kind == "f"
+            return (y.dtype == np.bool_ and x.dtype in _WIDE_FLOATS) or (x.dtype == np.bool_ and y.dtype in _WIDE_FLOATS)
+        return (type(y) is builtins.float or type(y) is builtins.int) and x.dtype in _WIDE_FLOATS
+    return (type(x) is builtins.float or type(x) is builtins.int) and type(y) is np.ndarray and y.dtype in _WIDE_FLOATS

@@ -52,7 +52,7 @@ from ..ops.pooling import adaptive_avg_pool2d as _adaptive_avg_pool2d
 from ..ops.pooling import avg_pool2d  # noqa: F401 - PyTorch's F.avg_pool2d is the op itself
 from ..ops import elementwise_activation as _elementwise
 from ..ops import robust_loss as _robust
-from ..ops._util import broadcast_error
+from ..ops._elementwise import broadcast_error
 from ..ops.adaptive_pooling import adaptive_max_pool2d as _adaptive_max_pool2d_op
 from ..ops.conv import _constant_pad_values
 from ..ops.conv_transpose import conv_transpose as _conv_transpose_op

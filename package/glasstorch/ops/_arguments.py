@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor import Tensor, _normalize_dim
 from ..autograd.grad_mode import _GradMode
 
 _ALIASES = {"axis": "dim", "keepdims": "keepdim"}
@@ -80,3 +80,16 @@ def write_out(out: Tensor, result: Tensor) -> Tensor:
                 UserWarning, stacklevel=3)
         out._data = np.empty(shape, out._data.dtype)
     return _write(out, result._data)
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple:
+    """``dim`` (an int, a sequence, or None for all) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return tuple(range(ndim))
+    if isinstance(dim, (int, np.integer)):
+        return (_normalize_dim(int(dim), ndim),)
+    dims = tuple(sorted(_normalize_dim(int(d), ndim) for d in dim))
+    if len(set(dims)) != len(dims):
+        repeated = next(d for d in dims if dims.count(d) > 1)
+        raise RuntimeError(f"dim {repeated} appears multiple times in the list of dims")
+    return dims

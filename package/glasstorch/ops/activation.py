@@ -18,7 +18,8 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from ._nn_checks import _check_floating, _work
-from ._util import compute_requires_grad, floating_data, set_history
+from ._elementwise import floating_data
+from ._util import compute_requires_grad, set_history
 from .inplace import apply_inplace
 
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
-from ._util import apply_binary, compute_requires_grad, set_history
+from ._elementwise import apply_binary
+from ._util import compute_requires_grad, set_history
 
 
 class AddBackward0(Node):

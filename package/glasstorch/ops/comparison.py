@@ -8,7 +8,9 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
-from ._util import apply_binary, set_history, promoted, compute_requires_grad
+from ..dtypes import promoted_values
+from ._elementwise import apply_binary
+from ._util import compute_requires_grad, set_history
 
 
 def _compare(ufunc: Any, input: Any, other: Any) -> Tensor:
@@ -82,7 +84,7 @@ def isfinite(input: Tensor) -> Tensor:
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
-    a, b = promoted(input, other)
+    a, b = promoted_values(input, other)
     return _wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 

@@ -47,7 +47,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor
-from ._util import set_history, compute_requires_grad
+from ._util import compute_requires_grad, set_history
 
 
 # --- the geometry: stride, padding, dilation, groups -----------------------------------------

@@ -5,7 +5,7 @@ from typing import Any
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
-from ._util import set_history, compute_requires_grad
+from ._util import compute_requires_grad, set_history
 
 
 class CloneBackward0(Node):

@@ -17,7 +17,9 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor, SavedTensorList
-from ._util import set_history, broadcast_error, promoted, compute_requires_grad, reduce_grad_to, shape_of
+from ..dtypes import promoted_values
+from ._elementwise import broadcast_error, shape_of
+from ._util import compute_requires_grad, reduce_grad_to, set_history
 from .shape import unsqueeze, view_of
 
 
@@ -387,7 +389,7 @@ def _index_put_only(key: Any) -> bool:
 def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     """Out of place: a copy of ``input`` with ``value`` written at ``key`` (what ``setitem`` records)."""
     key = _as_numpy_key(key)
-    (values,) = promoted(input)
+    (values,) = promoted_values(input)
     values = values.copy()
     if isinstance(value, Tensor) and value._data.ndim and value._data.shape[0] == 1:
         value = value.view(_without_leading_ones(value._data.shape))  # a recorded view, as in PyTorch
@@ -434,7 +436,7 @@ class WhereBackward0(Node):
 def where(condition: Tensor, input: Any, other: Any) -> Tensor:
     if condition._data.dtype != np.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype {scalar_type_name(condition.dtype)}")
-    x, y = promoted(input, other)
+    x, y = promoted_values(input, other)
     try:
         out = _wrap(np.asarray(np.where(condition._data, x, y)))
     except ValueError:

@@ -24,7 +24,8 @@ from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from . import arithmetic, indexing, pointwise
-from ._util import set_history, data_of, compute_requires_grad, reduce_grad_to, shape_of
+from ._elementwise import data_of, shape_of
+from ._util import compute_requires_grad, reduce_grad_to, set_history
 
 
 def check_inplace(tensor: Tensor) -> None:

@@ -17,7 +17,9 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
-from ._util import set_history, compute_requires_grad, reduce_grad_to
+from ..dtypes import promoted_values
+from ._elementwise import broadcast_error
+from ._util import compute_requires_grad, reduce_grad_to, set_history
 from .shape import SqueezeBackward4, squeeze
 
 
@@ -389,8 +391,6 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim``. Without ``dim``, as PyTorch (with its
     deprecation warning): the first dim of size 3."""
     from .._tensor import _normalize_dim
-    from ._util import broadcast_error, promoted
-
     try:
         shape = np.broadcast_shapes(input._data.shape, other._data.shape)
     except ValueError:
@@ -408,7 +408,7 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     if shape[axis] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input._data.shape[axis]} "
                            f"and {other._data.shape[axis]}")
-    a, b = promoted(input, other)
+    a, b = promoted_values(input, other)
     if a.dtype == np.bool_:
         raise NotImplementedError('"cross" not implemented for \'Bool\'')
     result = _wrap(np.cross(np.broadcast_to(a, shape), np.broadcast_to(b, shape), axis=axis))

@@ -26,7 +26,8 @@ from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from .._typename import scalar_type_name
 from ._nn_checks import _check_floating, _check_not_differentiable, _work
-from ._util import broadcast_error, compute_requires_grad, saved_optional, set_history
+from ._elementwise import broadcast_error
+from ._util import compute_requires_grad, saved_optional, set_history
 
 _REDUCTIONS = ("none", "mean", "sum")  # in the order of PyTorch's at::Reduction enum (0, 1, 2)
 _MEAN = _REDUCTIONS.index("mean")  # a loss Node saves ``reduction`` as that enum's int, as PyTorch does

@@ -14,7 +14,8 @@ from .. import dtypes
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor
-from ._util import set_history, floating_data, compute_requires_grad
+from ._elementwise import apply_binary, floating_data
+from ._util import compute_requires_grad, set_history
 
 
 def _unary(input: Tensor, values: np.ndarray, node_class: type, *, save_input: bool = False,
@@ -323,8 +324,6 @@ class Atan2Backward0(Node):
 
 
 def atan2(input: Tensor, other: Tensor) -> Tensor:
-    from ._util import apply_binary
-
     out = _wrap(apply_binary(np.arctan2, input, other, floating=True, quiet=True))
     if compute_requires_grad(input, other):
         node = Atan2Backward0(input, other)

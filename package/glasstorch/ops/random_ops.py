@@ -20,7 +20,8 @@ from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from ..random import Generator, _generator_of
-from ._util import compute_requires_grad, set_history, shape_of
+from ._elementwise import shape_of
+from ._util import compute_requires_grad, set_history
 from .inplace import apply_inplace
 
 

@@ -21,7 +21,8 @@ from .. import dtypes
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor
-from ._util import set_history, normalize_dims, compute_requires_grad
+from ._arguments import normalize_dims
+from ._util import compute_requires_grad, set_history
 
 
 def _restore_dims(grad: Tensor, dims: tuple, keepdim: bool) -> Tensor:

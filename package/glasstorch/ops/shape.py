@@ -15,7 +15,9 @@ import numpy as np
 
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ..autograd.graph import Node
-from ._util import set_history, normalize_dims, compute_requires_grad
+from ..dtypes import promoted_values
+from ._arguments import normalize_dims
+from ._util import compute_requires_grad, set_history
 
 
 def view_of(input: Tensor, data: np.ndarray) -> Tensor:
@@ -314,9 +316,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("glasstorch.cat(): expected a non-empty list of Tensors")
-    from ._util import promoted
-
-    arrays = promoted(*tensors)
+    arrays = promoted_values(*tensors)
     axis = _normalize_dim(dim, tensors[0]._data.ndim)
     try:
         out = _wrap(np.concatenate(arrays, axis=axis))
@@ -354,10 +354,8 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
         first = tensors[0]._data.shape
         i, other = next((i, t._data.shape) for i, t in enumerate(tensors) if t._data.shape != first)
         raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first)} at entry 0 and {list(other)} at entry {i}")
-    from ._util import promoted
-
     axis = _normalize_dim(dim, tensors[0]._data.ndim + 1)
-    out = _wrap(np.stack(promoted(*tensors), axis=axis))
+    out = _wrap(np.stack(promoted_values(*tensors), axis=axis))
     if compute_requires_grad(*tensors):
         node = StackBackward0(*tensors)
         node.dim = axis
