@@ -16,6 +16,7 @@ Where to read what (each file names the PyTorch file it mirrors):
     viz/               pictures: the autograd graph, the module tree, the hook timeline
 """
 from . import dtypes
+from . import _tensor
 from ._tensor import LEGACY_TENSOR_TYPES, Size, Tensor, device, is_tensor
 from .dtypes import (bfloat16, bool, double, dtype, float, float16, float32, float64, get_default_dtype, half,
                      int, int8, int16, int32, int64, long, set_default_dtype, short, uint8)
@@ -32,7 +33,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd import inference_mode, is_inference_mode_enabled, set_detect_anomaly  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .utils import hooks as _hooks  # noqa: F401
-from . import distributions, nn
+from . import accelerator, backends, distributions, nn
 from . import optim
 from .utils import data as _utils_data  # noqa: F401  (glasstorch.utils.data, as torch.utils.data)
 from .serialization import load, save
@@ -76,6 +77,26 @@ class _Cuda:
     @staticmethod
     def device_count() -> int:
         return 0
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        """Seed the GPUs' generators: without a GPU, silently ignored (as in PyTorch)."""
+
+    manual_seed_all = manual_seed
+
+
+def set_default_device(device) -> None:
+    """The device factory functions put new tensors on (torch/__init__.py). glasstorch computes
+    on the CPU only: ``'cpu'`` (or None, the default) is accepted, another device is refused."""
+    from ._tensor import _check_device
+
+    if device is not None:
+        _check_device(device)
+
+
+def get_default_device() -> "device":
+    """The device new tensors go to: always the CPU in glasstorch."""
+    return _tensor.CPU
 
 
 cuda = _Cuda()

@@ -69,6 +69,15 @@ class device:
     def __hash__(self) -> int:
         return hash((self.type, self.index))
 
+    def __enter__(self) -> "device":
+        """``with torch.device('cpu'):``: the tensors made inside go to this device (PyTorch's
+        DeviceContext). glasstorch has only the CPU, so another device is refused here."""
+        _check_device(self)
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        pass
+
 
 CPU = device("cpu")
 

@@ -3,14 +3,15 @@
 Where to read what (each file names the PyTorch file it mirrors):
 
     dataset.py      Dataset, TensorDataset, ConcatDataset, Subset, random_split
-    sampler.py      Sampler, SequentialSampler, RandomSampler, BatchSampler
+    sampler.py      Sampler, SequentialSampler, RandomSampler, WeightedRandomSampler, BatchSampler
     _collate.py     default_collate, default_convert (a list of samples -> a batch)
     dataloader.py   DataLoader (the three above, put together)
 """
 from ._collate import default_collate, default_convert
 from .dataloader import DataLoader
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, WeightedRandomSampler
 
 __all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
-           "SequentialSampler", "Subset", "TensorDataset", "default_collate", "default_convert", "random_split"]
+           "SequentialSampler", "Subset", "TensorDataset", "WeightedRandomSampler", "default_collate",
+           "default_convert", "random_split"]

@@ -1,9 +1,9 @@
 """Samplers: the order in which a DataLoader visits a dataset, and how it groups indices into batches.
 
-Mirrors ``torch/utils/data/sampler.py``: ``Sampler``, ``SequentialSampler``, ``RandomSampler`` and
-``BatchSampler``, with PyTorch's arguments, checks and messages.
+Mirrors ``torch/utils/data/sampler.py``: ``Sampler``, ``SequentialSampler``, ``RandomSampler``,
+``WeightedRandomSampler`` and ``BatchSampler``, with PyTorch's arguments, checks and messages.
 
-Simplified: no ``SubsetRandomSampler``, ``WeightedRandomSampler`` or ``DistributedSampler``.
+Simplified: no ``SubsetRandomSampler`` or ``DistributedSampler``.
 ``RandomSampler`` draws from glasstorch's generator (numpy's PCG64), not PyTorch's Mersenne
 Twister, so it cannot reproduce PyTorch's permutations. What it does keep: every index exactly once
 per pass (without replacement), a new order on every pass, and the same sequence of orders after
@@ -103,3 +103,35 @@ class BatchSampler(Sampler[list]):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+class WeightedRandomSampler(Sampler[int]):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    replacement by default): oversample a rare class, for instance."""
+
+    def __init__(self, weights: Iterable[float], num_samples: int, replacement: bool = True,
+                 generator: Generator | None = None) -> None:
+        from ..._creation import as_tensor
+        from ...dtypes import double
+
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=double)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError("weights should be a 1d sequence but given "
+                             f"weights have shape {tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        from ...ops.random_ops import multinomial
+
+        rand_tensor = multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator)
+        yield from iter(rand_tensor.tolist())
+
+    def __len__(self) -> int:
+        return self.num_samples
