@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import autograd, dtypes as _dtypes
+from . import autograd, dtypes as _dtypes, storage as _storage
 from ._tensor_str import tensor_repr
 from .autograd.grad_mode import _InferenceMode
 from .autograd.graph import Node
@@ -147,6 +147,7 @@ class Tensor:
     _post_accumulate_grad_hooks: dict | None = None  # a leaf's register_post_accumulate_grad_hook
     _grad_accumulator_ref = None  # weakref to this leaf's AccumulateGrad
     _base: "Tensor | None" = None  # the tensor this one is a view of
+    _view_version = 0  # a view: the version of its memory when its grad_fn was made (ops/inplace.py)
     output_nr = 0
     __array_priority__ = 1000  # numpy_scalar * tensor -> Tensor.__rmul__, not numpy's
 
@@ -268,6 +269,23 @@ class Tensor:
 
     def is_contiguous(self) -> bool:
         return builtins.bool(self._data.flags.c_contiguous)
+
+    # --- storage and views (storage.py: numpy's base chain, offsets and strides, as PyTorch's) -
+    def storage_offset(self) -> int:
+        """How many elements into its storage this tensor's first element lies."""
+        return _storage.storage_offset(self._data)
+
+    def untyped_storage(self) -> "_storage.UntypedStorage":
+        """The memory this tensor looks into, as bytes: the same object for a tensor and its views."""
+        return _storage.untyped_storage(self._data)
+
+    def data_ptr(self) -> int:
+        """The address of the first element (a view's differs from its base's by offset * itemsize)."""
+        return _storage.address(self._data)
+
+    def _is_view(self) -> builtins.bool:
+        """Was this tensor made by a view op (``_base`` is the tensor whose memory it shows)?"""
+        return self._base is not None
 
     def contiguous(self, memory_format: Any = None) -> "Tensor":
         """Itself if its memory is laid out row by row, else a row-by-row copy (recorded as

@@ -368,6 +368,10 @@ def gradient_edge(value: Any) -> Node | None:
     """Where the gradient of ``value`` must flow: its grad_fn, its AccumulateGrad, or nowhere."""
     if type(value) is float or type(value) is int:
         return None  # a Python number (the most common non-tensor input, checked first: it is cheap)
+    if getattr(value, "_base", None) is not None and value._view_version != value._version_counter[0]:
+        from ..ops.shape import regenerate_grad_fn  # a view whose memory changed in place since its grad_fn was made
+
+        regenerate_grad_fn(value)
     grad_fn = getattr(value, "grad_fn", None)
     if grad_fn is not None:
         return grad_fn

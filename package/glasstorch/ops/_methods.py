@@ -121,7 +121,7 @@ _TENSOR_API_METHODS = {
     "flipud": shape.flipud, "roll": shape.roll, "tril": shape.tril, "triu": shape.triu, "unfold": shape.unfold,
     "narrow": shape.narrow, "movedim": shape.movedim, "moveaxis": shape.movedim, "swapaxes": shape.swapaxes,
     "swapdims": shape.swapaxes, "unsqueeze_": shape.unsqueeze_, "squeeze_": shape.squeeze_,
-    "transpose_": shape.transpose_, "t_": shape.t_,
+    "transpose_": shape.transpose_, "t_": shape.t_, "as_strided": shape.as_strided, "diagonal": shape.diagonal,
     "tril_": _inplace_twin(shape.tril), "triu_": _inplace_twin(shape.triu),
     # products
     "bmm": linalg.bmm, "baddbmm": linalg.baddbmm, "outer": linalg.outer, "ger": linalg.outer, "cross": linalg.cross,

@@ -340,22 +340,32 @@ def _check_mask(input: Tensor, mask: np.ndarray, dim: int) -> None:
 
 
 # --- tensor[key] = value --------------------------------------------------------------------
-class CopySlices(Node):
+class _WriteBackward(Node):
     """``self[key] = value`` recorded: the old values at ``key`` no longer matter (gradient 0
     there), and ``value`` gets the gradient of the places it was written to."""
+
+    _value_dtype = None
 
     def backward(self, grad: Tensor) -> tuple:
         grad_self = grad_value = None
         if self.needs_input_grad(0):
-            keep = np.ones(self._self_shape, dtype=bool)
-            keep[self._key] = False
-            grad_self = grad * _wrap(keep)
+            written = np.zeros(self._self_shape, dtype=bool)
+            written[self._key] = True
+            grad_self = masked_fill(grad, _wrap(written), 0)
         if self.needs_input_grad(1):
-            grad_value = reduce_grad_to(grad[self._key], self._value_shape)
+            written = grad[self._key]
+            if self._value_dtype is not None and written.dtype is not self._value_dtype:
+                written = written.to(self._value_dtype)  # summed over broadcast dims in the value's dtype, as PyTorch
+            grad_value = reduce_grad_to(written, self._value_shape)
         return grad_self, grad_value
 
 
-class IndexPutBackward0(CopySlices):
+class CopyBackwards(_WriteBackward):
+    """``self.copy_(value)``, and ``self[key] = value`` for a key of integers and slices, which
+    PyTorch runs as ``self[key].copy_(value)`` (the view's base then records CopySlices)."""
+
+
+class IndexPutBackward0(_WriteBackward):
     """``self[key] = value`` with an advanced key (a bool mask, a list, a tensor): PyTorch calls
     ``index_put_`` here, and ``CopySlices`` only for keys made of integers and slices."""
 
@@ -370,6 +380,25 @@ def _without_leading_ones(shape: tuple) -> tuple:
     while start < len(shape) and shape[start] == 1:
         start += 1
     return tuple(shape[start:])
+
+
+def _fitted_value(value: Tensor, slot: tuple, advanced: bool) -> Tensor:
+    """The value as PyTorch writes it (``copy_to`` in ``python_variable_indexing.cpp``), recorded:
+    viewed without its leading dims of size 1, then, for a key of integers and slices, expanded to
+    the slot it fills. (An advanced key's ``index_put_`` broadcasts by itself.)"""
+    if advanced:
+        return value.view(_without_leading_ones(value._data.shape)) if value._data.shape[0] == 1 else value
+    if value._data.shape == slot:
+        return value
+    value = value.view(_without_leading_ones(value._data.shape))
+    if value._data.shape != slot:
+        from .shape import expand
+
+        try:
+            value = expand(value, slot)
+        except RuntimeError:
+            pass  # (index_put's error below says what does not fit)
+    return value
 
 
 def _advanced_target(values: np.ndarray, key: Any) -> tuple:
@@ -391,10 +420,11 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
     key = _as_numpy_key(key)
     (values,) = promoted_values(input)
     values = values.copy()
-    if isinstance(value, Tensor) and value._data.ndim and value._data.shape[0] == 1:
-        value = value.view(_without_leading_ones(value._data.shape))  # a recorded view, as in PyTorch
     # an advanced key writes where getitem reads, with PyTorch's order of the dims (see _advanced_index)
-    target, where = (values, key) if not _is_advanced(key) else _advanced_target(values, key)
+    advanced = _is_advanced(key)
+    target, where = (values, key) if not advanced else _advanced_target(values, key)
+    if isinstance(value, Tensor) and value._data.ndim:
+        value = _fitted_value(value, target[where].shape, advanced)
     try:
         target[where] = value._data if isinstance(value, Tensor) else value
     except ValueError:
@@ -409,8 +439,9 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
         ) from None
     out = _wrap(values)
     if compute_requires_grad(input, value):
-        node = (IndexPutBackward0 if _index_put_only(key) else CopySlices)(input, value)
+        node = (IndexPutBackward0 if _index_put_only(key) else CopyBackwards)(input, value)
         node._key, node._self_shape, node._value_shape = key, input._data.shape, shape_of(value)
+        node._value_dtype = value.dtype if isinstance(value, Tensor) else None
         if isinstance(node, IndexPutBackward0):
             node.accumulate = False  # (x[key] += v reads, adds and writes back: no accumulating index_put_)
             node.indices_ = _saved_indices(_split_advanced(key if isinstance(key, tuple) else (key,))[1], input.dim())

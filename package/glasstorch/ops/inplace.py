@@ -9,9 +9,14 @@ An in-place op overwrites a tensor's memory, which is dangerous for autograd in 
 
 When the op must be recorded, glasstorch computes it out of place on a snapshot of the old values,
 writes the result into the tensor's memory and gives the tensor the new ``grad_fn`` (whose input
-edge is the old one). PyTorch does the same bookkeeping ("rebasing history").
-Simplified: PyTorch can also record an in-place change made through a *view* of a tensor that
-requires grad (``CopySlices`` on the base); glasstorch raises an error in that case.
+edge is the old one). PyTorch does the same bookkeeping ("rebasing history", ``rebase_history`` in
+``torch/csrc/autograd/VariableTypeUtils.h``).
+
+Through a *view* the change lands in the base's memory too, so the base's history is rewritten:
+its new grad_fn is ``CopySlices`` (``torch/csrc/autograd/functions/tensor.cpp``), which wraps the
+op's Node and applies it to the view's window of the gradient only; the view's grad_fn becomes
+``AsStridedBackward0``, its window over the base. Other views of the base get theirs when next
+used (``ops/shape.py``, ``regenerate_grad_fn``; PyTorch: when their ``grad_fn`` is read).
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from .. import dtypes
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node
-from . import arithmetic, indexing, pointwise
+from . import arithmetic, indexing, pointwise, shape
 from ._elementwise import data_of, shape_of
 from ._util import compute_requires_grad, reduce_grad_to, set_history
 
@@ -39,8 +44,18 @@ def check_inplace(tensor: Tensor) -> None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
+def check_no_internal_overlap(tensor: Tensor) -> None:
+    """An expanded tensor (stride 0) shows one memory cell in several places: writing to it is refused."""
+    data = tensor._data
+    if 0 in data.strides and any(step == 0 and n > 1 for step, n in zip(data.strides, data.shape)):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+            "location. Please clone() the tensor before performing the operation.")
+
+
 def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
     """Overwrite ``tensor``'s memory (views see it) and count the change."""
+    check_no_internal_overlap(tensor)
     if np.dtype(values.dtype) != tensor._data.dtype and not np.can_cast(values.dtype, tensor._data.dtype, "same_kind"):
         raise RuntimeError(
             f"result type {_c10_name(values.dtype)} can't be cast to the desired output type {_c10_name(tensor._data.dtype)}"
@@ -59,17 +74,57 @@ def apply_inplace(tensor: Tensor, out_of_place: Callable, *args: Any, **kwargs: 
     check_inplace(tensor)
     if not compute_requires_grad(tensor, *args, *kwargs.values()):
         return _write(tensor, out_of_place(_wrap(tensor._data), *args, **kwargs)._data)
-    if tensor._base is not None:
-        raise RuntimeError(
-            "glasstorch does not record in-place changes made through a view of a tensor that requires grad "
-            "(PyTorch rewrites the base's history with CopySlices). Change the base tensor, or work out of place."
-        )
+    is_view = tensor._base is not None
+    if is_view and tensor._view_version != tensor._version_counter[0]:
+        shape.regenerate_grad_fn(tensor)
     old = _wrap(tensor._data.copy())  # the old values, for Nodes that need them in backward
     old.grad_fn, old._requires_grad = tensor.grad_fn, tensor._requires_grad
     result = out_of_place(old, *args, **kwargs)
     _write(tensor, result._data)
-    _rebase_history(tensor, result.grad_fn)
+    if is_view:
+        _rebase_view_history(tensor, result.grad_fn)
+    else:
+        _rebase_history(tensor, result.grad_fn)
     return tensor
+
+
+def _rebase_view_history(view: Tensor, fn: Node) -> None:
+    """The op ``fn`` changed ``view`` in place: the base now comes out of ``CopySlices(fn)``, and
+    the view out of its window over the base (PyTorch's ``rebase_history`` for a view)."""
+    base = view._base
+    copy_slices = CopySlices(base, shape._geometry(view), fn)
+    copy_slices._input_metadata = base._data.shape, base._data.dtype
+    _rebase_history(base, copy_slices)
+    shape.regenerate_grad_fn(view)
+
+
+class CopySlices(Node):
+    """The base's grad_fn after an in-place op ``fn`` changed a view of it (``torch/csrc/autograd/
+    functions/tensor.cpp``). Backward: lay the gradient out as the base is laid out, run ``fn``'s
+    backward on the view's window of it, and write fn's gradient for the old view values back into
+    that window; the rest of the base's gradient passes unchanged. Its edges: the base's old
+    history, then fn's edges to its other inputs."""
+
+    def __init__(self, base: Tensor, view_geometry: tuple, fn: Node) -> None:
+        super().__init__(base)
+        self._next = self._next + fn._next[1:]
+        self._base_geometry, self._view_geometry, self.fn = shape._geometry(base), view_geometry, fn
+
+    def backward(self, grad: Tensor) -> tuple:
+        (base_size, base_stride, base_offset), (view_size, view_stride, view_offset) = self._base_geometry, self._view_geometry
+        span = max(int(shape._positions(size, stride, 0).max(initial=0)) for size, stride in
+                   ((base_size, base_stride), (view_size, view_stride))) + 1 + view_offset - base_offset
+        memory = _wrap(np.zeros(span, dtype=grad._data.dtype))  # grad.new_empty_strided(base's sizes and strides)
+        result = shape.as_strided(memory, base_size, base_stride, 0)
+        copy_(result, grad)
+        grad_slice = shape.as_strided(memory, view_size, view_stride, view_offset - base_offset)
+        res = self.fn.backward(grad_slice.clone())
+        if self.needs_input_grad(0):
+            zero_(grad_slice) if res[0] is None else copy_(grad_slice, reduce_grad_to(res[0], view_size))
+        return (result if self.needs_input_grad(0) else None,) + tuple(res[1:])
+
+    def release_variables(self) -> None:
+        self.fn.release_variables()
 
 
 def _rebase_history(tensor: Tensor, grad_fn: Node) -> None:
@@ -87,6 +142,7 @@ def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callabl
     """``tensor = ufunc(tensor, other)`` straight into the tensor's memory when nothing is recorded."""
     if compute_requires_grad(tensor, other):
         return apply_inplace(tensor, out_of_place, other, **kwargs)
+    check_no_internal_overlap(tensor)
     value = data_of(other)
     if not (isinstance(value, np.ndarray) and value.dtype == tensor._data.dtype):  # else: same dtype, nothing to check
         _check_castable(tensor, other, ufunc)
@@ -157,8 +213,22 @@ def masked_fill_(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 
 def setitem(tensor: Tensor, key: Any, value: Any) -> None:
-    """``tensor[key] = value``."""
-    apply_inplace(tensor, indexing.index_put, key, value)
+    """``tensor[key] = value``, recorded as PyTorch records it (``THPVariable_setitem``): integers
+    and slices give a view, which takes the value in place (CopySlices on the base); an advanced key
+    is an ``index_put_`` on the tensor itself (IndexPutBackward0), or on the view its integers and
+    slices give when it mixes both."""
+    if not compute_requires_grad(tensor, value):
+        apply_inplace(tensor, indexing.index_put, key, value)
+        return
+    key = indexing._as_numpy_key(key)
+    indexing._check_bounds(tensor, key)
+    if indexing._index_put_only(key):
+        apply_inplace(tensor, indexing.index_put, key, value)
+    elif not indexing._is_advanced(key):
+        apply_inplace(indexing.getitem(tensor, key), indexing.index_put, Ellipsis, value)
+    else:
+        basic, rest = indexing._split_advanced(key if isinstance(key, tuple) else (key,))
+        apply_inplace(indexing._basic_index(tensor, basic), indexing.index_put, rest, value)
 
 
 # --- filling --------------------------------------------------------------------------------
@@ -189,16 +259,6 @@ def fill_(tensor: Tensor, value: Any) -> Tensor:
     return apply_inplace(tensor, _filled, value, FillBackward2)
 
 
-class CopyBackwards(Node):
-    """``self.copy_(src)``: the old values get no gradient; ``src`` gets it, in its own shape and dtype."""
-
-    def backward(self, grad: Tensor) -> tuple:
-        return (
-            grad * 0 if self.needs_input_grad(0) else None,
-            reduce_grad_to(grad.to(self._src_dtype), self._src_shape) if self.needs_input_grad(1) else None,
-        )
-
-
 def _copied(input: Tensor, src: Tensor) -> Tensor:
     try:
         values = np.broadcast_to(src._data, input._data.shape).astype(input._data.dtype)
@@ -209,8 +269,9 @@ def _copied(input: Tensor, src: Tensor) -> Tensor:
         ) from None
     out = _wrap(values)
     if compute_requires_grad(input, src):
-        node = CopyBackwards(input, src)
-        node._src_shape, node._src_dtype = src._data.shape, src.dtype
+        node = indexing.CopyBackwards(input, src)
+        node._key, node._self_shape, node._value_shape = Ellipsis, input._data.shape, src._data.shape
+        node._value_dtype = src.dtype
         set_history(out, node)
     return out
 

@@ -13,6 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from .. import storage
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ..autograd.graph import Node
 from ..dtypes import promoted_values
@@ -25,6 +26,7 @@ def view_of(input: Tensor, data: np.ndarray) -> Tensor:
     out = _wrap(data)
     out._version_counter = input._version_counter
     out._base = input if input._base is None else input._base
+    out._view_version = input._version_counter[0]  # its grad_fn describes the memory as it is now
     return out
 
 
@@ -703,8 +705,12 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
         raise RuntimeError(f"maximum size for tensor at dimension {axis} is {length} but size is {size}")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
-    windows = np.lib.stride_tricks.sliding_window_view(input._data.reshape(input._data.shape or (1,)), size, axis=axis)
-    out = view_of(input, windows[(slice(None),) * axis + (slice(None, None, step),)])
+    shape, stride, offset = _geometry(input)
+    shape, stride = shape or (1,), stride or (1,)
+    count = (shape[axis] - size) // step + 1
+    windows = storage.strided_window(input._data, shape[:axis] + (count,) + shape[axis + 1:] + (size,),
+                                     stride[:axis] + (stride[axis] * step,) + stride[axis + 1:] + (stride[axis],), offset)
+    out = view_of(input, windows)
     if compute_requires_grad(input):
         node = UnfoldBackward0(input)
         node.dimension, node.self_sym_sizes, node.size, node.step = axis, input._data.shape, size, step
@@ -763,3 +769,166 @@ def transpose_(tensor: Tensor, dim0: int, dim1: int) -> Tensor:
 
 def t_(tensor: Tensor) -> Tensor:
     return _reshape_in_place(tensor, t, TBackward1)
+
+
+# --- windows over the storage (issue 17): as_strided, diagonal --------------------------------------
+def _positions(size: tuple, stride: tuple, offset: int) -> np.ndarray:
+    """The storage index of every element of the window (size, stride, offset), in its shape."""
+    at = np.array(offset, dtype=np.int64)
+    for n, step in zip(size, stride):
+        at = at[..., None] + np.arange(n, dtype=np.int64) * step
+    return at
+
+
+class AsStridedBackward0(Node):
+    """out = self.as_strided(size, stride, storage_offset): every element of out is some element of
+    the storage. The gradient is added up per storage element (windows may overlap), then read back
+    in self's window (``as_strided_backward`` in ``FunctionsManual.cpp``). Simplified: PyTorch also
+    divides by the count where self's own window overlaps itself (an expanded self)."""
+
+    size: tuple
+    stride: tuple
+    storage_offset: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .indexing import _put_back
+
+        self_size, self_stride, self_offset = self._self_geometry
+        out_at = _positions(self.size, self.stride, self._offset - self_offset)
+        self_at = _positions(self_size, self_stride, 0)
+        span = int(max(out_at.max(initial=0), self_at.max(initial=0))) + 1
+        per_element = _put_back(grad.reshape(-1), (span,), (out_at.reshape(-1),), "IndexBackward0")
+        return (per_element[_wrap(self_at)],)
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with any ``size``, ``stride`` and ``storage_offset`` (in
+    elements; the offset defaults to input's own). Every other view is a special case of this one."""
+    size, stride = tuple(int(n) for n in size), tuple(int(n) for n in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    offset = storage.storage_offset(input._data) if storage_offset is None else int(storage_offset)
+    out = view_of(input, storage.strided_window(input._data, size, stride, offset))
+    if compute_requires_grad(input):
+        node = AsStridedBackward0(input)
+        node.size, node.stride, node.storage_offset, node._offset = size, stride, storage_offset, offset
+        node._self_geometry = _geometry(input)
+        set_history(out, node)
+    return out
+
+
+def _geometry(tensor: Tensor) -> tuple:
+    """(size, stride, storage offset): PyTorch's ``TensorGeometry``."""
+    return tensor._data.shape, storage.element_strides(tensor._data), storage.storage_offset(tensor._data)
+
+
+class DiagonalBackward0(Node):
+    """out = self.diagonal(offset, dim1, dim2): the gradient goes onto that diagonal of zeros
+    (``diagonal_backward``: ``grad_input.diagonal(...).copy_(grad)``, itself recorded under create_graph)."""
+
+    dim1: int
+    dim2: int
+    offset: int
+    self_sym_sizes: tuple
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .inplace import copy_
+
+        grad_input = _wrap(np.zeros(self.self_sym_sizes, dtype=grad._data.dtype))
+        copy_(diagonal(grad_input, self.offset, self.dim1, self.dim2), grad)
+        return (grad_input,)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The elements (i, i + offset) of dims ``dim1`` and ``dim2``, as a new last dim: a view whose
+    stride along it is the sum of the two strides."""
+    ndim = input._data.ndim
+    d1, d2 = _normalize_dim(dim1, ndim), _normalize_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    size, stride, start = _geometry(input)
+    length = max(min(size[d1], size[d2] - offset) if offset >= 0 else min(size[d1] + offset, size[d2]), 0)
+    if length:
+        start += offset * stride[d2] if offset >= 0 else -offset * stride[d1]
+    rest = [i for i in range(ndim) if i not in (d1, d2)]
+    window = storage.strided_window(input._data, tuple(size[i] for i in rest) + (length,),
+                                    tuple(stride[i] for i in rest) + (stride[d1] + stride[d2],), start)
+    out = view_of(input, window)
+    if compute_requires_grad(input):
+        node = DiagonalBackward0(input)
+        node.dim1, node.dim2, node.offset, node.self_sym_sizes = d1, d2, offset, input._data.shape
+        set_history(out, node)
+    return out
+
+
+# --- stacking along existing dims: hstack, vstack, dstack, column_stack ------------------------------
+def _at_least(tensor: Tensor, ndim: int) -> Tensor:
+    """``atleast_1d/2d/3d``: a 0-d tensor becomes [1, ...], a vector a row [1, n], a matrix [m, n, 1]."""
+    shape = tensor._data.shape
+    if len(shape) >= ndim:
+        return tensor
+    if not shape:
+        return reshape(tensor, (1,) * ndim)
+    return reshape(tensor, (1,) + shape + (1,) if len(shape) == 1 and ndim == 3 else (1,) * (ndim - len(shape) - (ndim == 3)) + shape + (1,) * (ndim == 3))
+
+
+def atleast_1d(*tensors: Any) -> Any:
+    return _each(tensors, 1)
+
+
+def atleast_2d(*tensors: Any) -> Any:
+    return _each(tensors, 2)
+
+
+def atleast_3d(*tensors: Any) -> Any:
+    return _each(tensors, 3)
+
+
+def _each(tensors: tuple, ndim: int) -> Any:
+    if len(tensors) == 1 and not isinstance(tensors[0], Tensor):
+        return tuple(_at_least(t, ndim) for t in tensors[0])
+    results = tuple(_at_least(t, ndim) for t in tensors)
+    return results[0] if len(results) == 1 else results
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    """Side by side: along dim 1, or dim 0 for vectors."""
+    tensors = [_at_least(t, 1) for t in tensors]
+    return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    """One under the other: vectors become rows, then cat along dim 0."""
+    return cat([_at_least(t, 2) for t in tensors], 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    """In depth: every tensor made at least 3-d, then cat along dim 2."""
+    return cat([_at_least(t, 3) for t in tensors], 2)
+
+
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """Vectors (and numbers) become columns [n, 1]; then cat along dim 1."""
+    return cat([reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors], 1)
+
+
+def regenerate_grad_fn(view: Tensor) -> None:
+    """A view whose memory changed in place since its grad_fn was made (through itself, its base or
+    another view of the base) gets a new grad_fn: ``AsStridedBackward0`` of its window over the
+    base, whose history now includes the change. PyTorch does this when ``grad_fn`` is read
+    (``VariableHooks::grad_fn``); glasstorch when the view is next used by an op."""
+    from .inplace import _rebase_history
+
+    base = view._base
+    view._view_version = view._version_counter[0]
+    if not base._requires_grad:
+        return
+    node = AsStridedBackward0(base)
+    size, stride, offset = _geometry(view)
+    node.size, node.stride, node.storage_offset, node._offset = size, stride, offset, offset
+    node._self_geometry = _geometry(base)
+    node._input_metadata = view._data.shape, view._data.dtype
+    _rebase_history(view, node)
