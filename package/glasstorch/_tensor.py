@@ -19,14 +19,16 @@ import builtins
 import warnings
 from collections import OrderedDict
 import weakref
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-from . import autograd, dtypes as _dtypes, storage as _storage
+from . import dtypes as _dtypes, storage as _storage
+from ._autograd_state import _InferenceMode
 from ._tensor_str import tensor_repr
-from .autograd.grad_mode import _InferenceMode
-from .autograd.graph import Node
+
+if TYPE_CHECKING:  # autograd builds on Tensor; Tensor needs autograd only when backward() runs
+    from .autograd.graph import Node
 
 
 class Size(tuple):
@@ -511,7 +513,9 @@ class Tensor:
         inputs: "Sequence[Tensor] | Tensor | None" = None,
     ) -> None:
         """Compute the gradient of this tensor with respect to the graph's leaves."""
-        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        from .autograd import backward  # (autograd builds on Tensor: imported when first needed)
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def __deepcopy__(self, memo: dict) -> "Tensor":
         if self.grad_fn is not None:

@@ -9,7 +9,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .. import _tensor as _tensor_module  # a cycle (_tensor imports autograd): use it at call time only
+from .._tensor import Tensor, _wrap
 from . import graph
 from .engine import execute
 from .function import Function, FunctionCtx
@@ -31,14 +31,12 @@ from .gradcheck import gradcheck, gradgradcheck  # noqa: E402
 def _as_tuple(value: Any) -> tuple:
     if value is None:
         return ()
-    return (value,) if isinstance(value, _tensor_module.Tensor) else tuple(value)
+    return (value,) if isinstance(value, Tensor) else tuple(value)
 
 
 def _make_grads(outputs: tuple, grad_outputs: tuple) -> list:
     """The gradient each output starts with (PyTorch's ``_make_grads``): given (copied, so ``.grad`` never shares memory with
     the caller's tensor), or 1 for a one-element output."""
-    _wrap = _tensor_module._wrap
-
     if grad_outputs and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"grad requires one gradient per output: got {len(grad_outputs)} for {len(outputs)} outputs")
     grads = []

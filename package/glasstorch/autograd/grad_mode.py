@@ -9,12 +9,7 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable
 
-
-class _GradMode:
-    """The one switch every op reads before it records a Node. A class attribute, so that the
-    check in the hot path is a single attribute load."""
-
-    enabled = True
+from .._autograd_state import _GradMode, _InferenceMode  # the switches themselves
 
 
 def is_grad_enabled() -> bool:
@@ -80,12 +75,6 @@ class enable_grad(_DecoratorContextManager):
 
     def __exit__(self, *exc_info: Any) -> None:
         _GradMode.enabled = self.prev
-
-
-class _InferenceMode:
-    """Set inside ``inference_mode()``: the tensors made there are marked as inference tensors."""
-
-    enabled = False
 
 
 def is_inference_mode_enabled() -> bool:

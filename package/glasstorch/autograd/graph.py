@@ -16,17 +16,15 @@ import itertools
 import re
 from collections import OrderedDict
 import weakref
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 import numpy as np
 
+from .._tensor import Tensor, _wrap, _wrap_output
 from .anomaly_mode import _AnomalyMode, forward_stack
 from .grad_mode import _GradMode
 from .saved_tensor_hooks import _hooks_stack, disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
-from .. import _tensor as _tensor_module  # a cycle (Tensors point to Nodes, Nodes make Tensors): use it at call time only
 
-if TYPE_CHECKING:
-    from .._tensor import Tensor
 
 _sequence_numbers = itertools.count()
 
@@ -58,7 +56,7 @@ class SavedTensor:
     def __init__(self, value: Any, is_output: bool = False) -> None:
         self.is_output = is_output
         self.unpack_hook = None
-        if not isinstance(value, _tensor_module.Tensor):
+        if not isinstance(value, Tensor):
             self.tensor, self.data, self.version_counter = None, value, None
             return
         if value._is_inference and not is_output:
@@ -86,7 +84,7 @@ class SavedTensor:
             raise RuntimeError(self._modified_message(node))
         if not self.is_output:
             return self.tensor
-        return _tensor_module._wrap_output(self.data, node if self.requires_grad else None, self.version_counter)
+        return _wrap_output(self.data, node if self.requires_grad else None, self.version_counter)
 
     def _unpack_with_hook(self, node: "Node") -> Any:
         """``unpack_hook(packed)``, checked as the tensor itself would be."""
@@ -97,7 +95,7 @@ class SavedTensor:
             self.data, self.tensor = value._data, value  # (for the message)
             raise RuntimeError(self._modified_message(node))
         if self.is_output and self.requires_grad:
-            return _tensor_module._wrap_output(value._data, node, self.version_counter)
+            return _wrap_output(value._data, node, self.version_counter)
         return value
 
     def release(self) -> None:
@@ -332,7 +330,7 @@ def _owned(grad: "Tensor", variable: "Tensor") -> "Tensor":
         return grad
     owned = np.empty_like(variable._data)  # the variable's layout (numpy keeps a dense array's order)
     owned[...] = data
-    return _tensor_module._wrap(owned)
+    return _wrap(owned)
 
 
 def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
