@@ -485,3 +485,30 @@ def test_chapter_map_parts_sit_one_below_the_other_within_the_books_column():
         assert max(upper) < min(lower)
     width = float(re.search(r'<svg width="([\d.]+)pt"', svg)[1])
     assert width < 7.2 * 72  # drawn at its natural size: not shrunk by the "size" limit
+
+
+# --- values and gradients in the boxes (micrograd's picture) --------------------------------------
+
+def test_show_values_and_grads_fill_in_after_backward():
+    w, x, a, b, y = seed_graph()  # y = (x + w) * (w + 1), w = 1, x = 2
+    a.retain_grad()
+    params = {"w": w, "x": x, "a": a}
+    before = Dot(draw_graph(y, params=params, show_values=True, show_grads=True).source)
+    assert before.with_label("w\\n(1,)\\ndata [1.]\\ngrad None")
+    assert before.with_label("a\\n(1,)\\ndata [3.]\\ngrad None\\nretain_grad")
+    y.backward()
+    after = Dot(draw_graph(y, params=params, show_values=True, show_grads=True).source)
+    # dy/dw = (w + 1) + (x + w) = 5, dy/dx = w + 1 = 2, dy/da = b = 2; y's own grad is not kept
+    assert after.with_label("w\\n(1,)\\ndata [1.]\\ngrad [5.]")
+    assert after.with_label("x\\n(1,)\\ndata [2.]\\ngrad [2.]")
+    assert after.with_label("a\\n(1,)\\ndata [3.]\\ngrad [2.]\\nretain_grad")
+    assert after.with_label("(1,)\\ndata [6.]\\ngrad None")
+
+
+def test_show_values_shortens_a_large_tensor_and_is_off_by_default():
+    big = glasstorch.arange(10.0).reshape(2, 5).requires_grad_()
+    drawn = Dot(draw_graph(big.sum(), params={"big": big}, show_values=True).source)
+    assert drawn.with_label("big\\n(2, 5)\\ndata [0., 1., 2., 3., …]")
+    assert drawn.with_label("()\\ndata 45.")
+    plain = Dot(draw_graph(big.sum(), params={"big": big}).source)
+    assert plain.with_label("big\\n(2, 5)") and not any("\\ndata " in plain.label(i) for i in plain.nodes)

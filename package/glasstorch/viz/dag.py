@@ -42,6 +42,8 @@ def draw_graph(
     show_order: bool = False,
     show_hooks: bool = True,
     show_attrs: bool = False,
+    show_values: bool = False,
+    show_grads: bool = False,
     legend: bool = True,
     title: str | None = None,
     rankdir: str = "TB",
@@ -60,6 +62,10 @@ def draw_graph(
     show_order   number each Node by the order backward would run it: 1, 2, 3, ...
     show_hooks   mark tensors with hooks (register_hook) and those that called retain_grad().
     show_attrs   each Node's other attributes (alpha, shapes, ...), cut to ``max_attr_chars``.
+    show_values  each tensor box shows its value: a small tensor in full, a larger one as its
+                 first numbers (micrograd's picture, for the real graph).
+    show_grads   each tensor box shows its ``.grad`` once backward has filled it (a leaf's, or a
+                 non-leaf's that called ``retain_grad()``); "grad None" before.
     legend       a small legend of the box kinds.
     title        a line of text above the picture.
     rankdir      "TB" (output on top, leaves at the bottom) or "LR" (output on the left):
@@ -81,7 +87,8 @@ def draw_graph(
     order = {node: i for i, node in enumerate(execution_order(root_nodes), 1)} if show_order else {}
 
     drawer = _Drawer(names, title=title, rankdir=rankdir, show_hooks=show_hooks, show_saved=show_saved,
-                     show_attrs=show_attrs, max_attr_chars=max_attr_chars, order=order)
+                     show_attrs=show_attrs, show_values=show_values, show_grads=show_grads,
+                     max_attr_chars=max_attr_chars, order=order)
     drawer.draw(outputs, drawn_nodes, hidden=len(every_node) - len(drawn_nodes), params=params)
     drawer.draw_label(legend)
 
@@ -155,6 +162,16 @@ def _value(array: Any) -> str:
     return str(value)
 
 
+def _numbers(array: Any, most: int = 4) -> str:
+    """A tensor's values, short enough for a box: [1., 2.5] in full up to ``most`` numbers,
+    else the first ones and "…" (a 0-d tensor as its number)."""
+    if array.ndim == 0:
+        return _value(array)
+    flat = array.reshape(-1)
+    shown = [_value(flat[i:i + 1]) for i in range(min(most, flat.size))]
+    return "[" + ", ".join(shown) + (", …]" if flat.size > most else "]")
+
+
 def _count(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
 
@@ -179,12 +196,14 @@ class _Drawer:
     pointed at, which makes the DOT text depend only on the graph's shape."""
 
     def __init__(self, names: dict[int, str], *, title: str | None, rankdir: str, show_hooks: bool,
-                 show_saved: bool, show_attrs: bool, max_attr_chars: int, order: dict) -> None:
+                 show_saved: bool, show_attrs: bool, max_attr_chars: int, order: dict,
+                 show_values: bool = False, show_grads: bool = False) -> None:
         self.dot = graphviz.Digraph("autograd", graph_attr=dict(style.GRAPH_ATTRS, rankdir=rankdir),
                                     node_attr=style.NODE_ATTRS, edge_attr=style.EDGE_ATTRS)
         self.title = title
         self.names = names
         self.show_hooks, self.show_saved, self.show_attrs = show_hooks, show_saved, show_attrs
+        self.show_values, self.show_grads = show_values, show_grads
         self.max_attr_chars = max(max_attr_chars, 3)  # as torchviz: room for the "..."
         self.order = order
         self.kinds: list[str] = []  # the kinds drawn, for the legend
@@ -263,6 +282,10 @@ class _Drawer:
         if id(tensor) in self._ids:
             return  # already drawn: an output that is also a leaf keeps its output box
         lines = [self.names.get(id(tensor), ""), _shape(tensor)]
+        if self.show_values:
+            lines.append(f"data {_numbers(tensor._data)}")
+        if self.show_grads:
+            lines.append("grad None" if tensor._grad is None else f"grad {_numbers(tensor._grad._data)}")
         if self.show_hooks:
             if tensor.grad_fn is None:
                 lines += _hook_marks(tensor._backward_hooks, False)
