@@ -2,4 +2,4 @@
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 from .modules import *  # noqa: F401,F403
 from .modules import Module
-from . import functional, init
+from . import functional, init, utils
