@@ -383,3 +383,37 @@ def test_gradcheck_through_a_setup_context_function():
 
     x = gt.randn(4, dtype=gt.float64, requires_grad=True)
     assert gradcheck(Cube.apply, (x,))
+
+
+def test_numpy_inside_a_function_forward():
+    """PyTorch's mark_dirty example: forward runs under no_grad, where numpy() of an input that
+    requires grad is allowed (outside, it is refused)."""
+    def program(lib):
+        class Inplace(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x_npy = x.numpy()  # shares storage with x
+                x_npy += 1
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                return grad_output
+
+        a = lib.tensor(1.0, requires_grad=True, dtype=lib.double).clone()
+        b = a * a
+        Inplace.apply(a)
+        try:
+            b.backward()
+            first = "no error"
+        except RuntimeError as error:
+            first = str(error).split(";")[0]
+        try:
+            lib.ones(2, requires_grad=True).numpy()
+            second = "no error"
+        except RuntimeError as error:
+            second = str(error)
+        return first, second, a.item()
+
+    same_in_both(program)

@@ -249,3 +249,11 @@ def test_distribution_errors():
         return results
 
     same_in_both(program)
+
+
+def test_multinomial_log_prob_of_one_count_vector():
+    """(the example of PyTorch's Multinomial docstring: one vector of counts, a 0-d result)"""
+    counts = np.array([20.0, 22.0, 33.0, 25.0])
+    got = gt.distributions.Multinomial(probs=gt.tensor([1.0, 1.0, 1.0, 1.0])).log_prob(gt.tensor(counts))
+    want = torch.distributions.Multinomial(100, probs=torch.tensor([1.0, 1.0, 1.0, 1.0])).log_prob(torch.tensor(counts))
+    assert got.shape == () and abs(float(got) - float(want)) < 1e-4

@@ -318,8 +318,12 @@ class Tensor:
         return self._data.tolist()
 
     def numpy(self) -> np.ndarray:
-        """The numpy array behind the tensor (shared memory, as in PyTorch)."""
-        if self._requires_grad:
+        """The numpy array behind the tensor (shared memory, as in PyTorch). Refused for a tensor
+        that requires grad while grad mode is on (numpy would bypass autograd); inside ``no_grad``
+        (a custom Function's forward, say) it is allowed, as in PyTorch."""
+        from .autograd.grad_mode import _GradMode
+
+        if self._requires_grad and _GradMode.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
 

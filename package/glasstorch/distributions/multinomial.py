@@ -71,7 +71,7 @@ class Multinomial(Distribution):
         if impossible.any():
             logits = logits.masked_fill(from_numpy(impossible), 0.0)
         log_powers = (logits * value).sum(-1)
-        return log_powers + from_numpy((log_factorial_n - log_factorial_xs).astype(log_powers._data.dtype))
+        return log_powers + from_numpy(np.asarray(log_factorial_n - log_factorial_xs, dtype=log_powers._data.dtype))
 
     def entropy(self) -> Tensor:
         """n H(categorical) - log n! + E[sum log x_i!], the last term from each class's binomial
