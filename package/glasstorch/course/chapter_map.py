@@ -50,7 +50,7 @@ BUILDS_ON = (
     ("07", "08"),
     ("05", "08"),   # init under no_grad
     ("06", "09"),
-    ("04", "09"),   # module hooks are built from tensor hooks
+    ("04", "09"),   # backward hooks: tensor hooks there, hooks on Nodes here
     ("07", "10"),   # state_dict walks the tree with dotted prefixes
     ("08", "11"),   # Dropout and BatchNorm follow train()/eval()
     ("03", "12"),   # optimizers read .grad
