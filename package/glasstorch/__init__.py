@@ -29,6 +29,7 @@ from .random import Generator, default_generator, get_rng_state, initial_seed, m
 from .ops import *  # noqa: F401,F403  add, mul, matmul, sum, cat, where, ...
 from .ops import abs, all, any, max, min, pow, sum  # noqa: A004 - PyTorch's names shadow builtins here
 from . import autograd
+from . import linalg  # glasstorch.linalg.det, as torch.linalg
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd import inference_mode, is_inference_mode_enabled, set_detect_anomaly  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401

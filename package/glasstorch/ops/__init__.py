@@ -26,6 +26,10 @@ from .scatter_gather import gather, index_add, index_select, scatter, scatter_ad
 from .shape import (chunk, flip, fliplr, flipud, meshgrid, moveaxis, movedim, narrow, repeat_interleave, roll, split,
                     swapaxes, swapdims, tile, tril, triu, unbind)
 from .sorting import argsort, msort, sort, topk, unique
+from .distance import dist
+from .histograms import histc, histogram
+from .linalg import det
+from .scatter_gather import scatter_reduce
 from .shape import (as_strided, atleast_1d, atleast_2d, atleast_3d, column_stack, diagonal, dstack, hstack, row_stack,
                     vstack)
 from . import _methods  # noqa: F401  (binds the ops to Tensor)

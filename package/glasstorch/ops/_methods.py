@@ -85,7 +85,7 @@ Tensor.__mod__ = lambda self, other: self - arithmetic.div(self, other, rounding
 
 
 # --- the Tensor API of issue 14: more methods, in-place twins, numpy's axis=/keepdims= ---------------
-from . import factory_methods, random_ops, scatter_gather, sorting  # noqa: E402
+from . import distance, factory_methods, histograms, random_ops, scatter_gather, sorting  # noqa: E402
 from ._arguments import numpy_aliases, takes_dim  # noqa: E402
 from .inplace import apply_inplace  # noqa: E402
 
@@ -122,6 +122,8 @@ _TENSOR_API_METHODS = {
     "narrow": shape.narrow, "movedim": shape.movedim, "moveaxis": shape.movedim, "swapaxes": shape.swapaxes,
     "swapdims": shape.swapaxes, "unsqueeze_": shape.unsqueeze_, "squeeze_": shape.squeeze_,
     "transpose_": shape.transpose_, "t_": shape.t_, "as_strided": shape.as_strided, "diagonal": shape.diagonal,
+    "scatter_reduce": scatter_gather.scatter_reduce, "scatter_reduce_": scatter_gather.scatter_reduce_,
+    "histc": histograms.histc, "histogram": histograms.histogram, "dist": distance.dist, "det": linalg.det,
     "tril_": _inplace_twin(shape.tril), "triu_": _inplace_twin(shape.triu),
     # products
     "bmm": linalg.bmm, "baddbmm": linalg.baddbmm, "outer": linalg.outer, "ger": linalg.outer, "cross": linalg.cross,

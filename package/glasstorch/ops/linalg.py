@@ -419,3 +419,41 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
         node.other_ = SavedTensor(other) if node.needs_input_grad(0) else None
         set_history(result, node)
     return result
+
+
+# --- the determinant (issue 17): torch.det, torch.linalg.det ---------------------------------------
+class LinalgDetBackward0(Node):
+    """out = det(A):  d/dA = grad * adj(A)^T, the cofactor matrix (= det(A) * inv(A)^T when A is
+    invertible). Computed from the SVD A = U S V^T, which a singular A has too:
+    adj(A)^T = det(U) det(V) U diag(prod_{j != i} s_j) V^T. (PyTorch's ``linalg_det_backward``
+    uses the LU factors it saved, ``_saved_LU``/``_saved_pivots``, and the SVD for singular A.)
+    Simplified: computed with numpy, so it is not differentiable again."""
+
+    A_: SavedTensor
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        if grad._requires_grad:
+            raise RuntimeError("glasstorch: the double backward of det is not implemented")
+        u, s, vh = np.linalg.svd(self._saved_A._data)
+        n = s.shape[-1]
+        others = np.where(np.eye(n, dtype=bool), 1, s[..., None, :]).prod(-1)  # prod_{j != i} s_j
+        sign = np.linalg.det(u) * np.linalg.det(vh)
+        cofactors = sign[..., None, None] * (u * others[..., None, :]) @ vh
+        return (_wrap((grad._data[..., None, None] * cofactors).astype(grad._data.dtype)),)
+
+
+def det(A: Tensor) -> Tensor:
+    """The determinant of a square matrix, or of each in a batch (..., n, n)."""
+    shape = A._data.shape
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise RuntimeError(f"linalg.det: A must be batches of square matrices, but they are {shape[-2] if len(shape) > 1 else 1} "
+                           f"by {shape[-1] if shape else 1} matrices")
+    if A._data.dtype.kind != "f":
+        raise RuntimeError(f"linalg.det: Expected a floating point or complex tensor as input. Got {A.dtype.legacy_name[:-6]}")
+    out = _wrap(np.asarray(np.linalg.det(A._data), dtype=A._data.dtype))
+    if compute_requires_grad(A):
+        node = LinalgDetBackward0(A)
+        node.A_, node.result_ = SavedTensor(A), SavedTensor(out, is_output=True)
+        set_history(out, node)
+    return out

@@ -327,3 +327,115 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 def index_add_(tensor: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     return apply_inplace(tensor, index_add, dim, index, source, alpha=alpha)
+
+
+# --- scatter_reduce: sum, prod, mean, amax, amin (issue 17) ------------------------------------------
+_IDENTITY = {"sum": 0, "mean": 0, "prod": 1, "amax": -np.inf, "amin": np.inf}
+_REDUCE_AT = {"sum": np.add.at, "mean": np.add.at, "prod": np.multiply.at, "amax": np.maximum.at, "amin": np.minimum.at}
+
+
+class ScatterReduceBackward0(Node):
+    """out = self.scatter_reduce(dim, index, src, reduce, include_self). Each place of out reduces
+    its *contributors*: the src values scattered there, and self's value unless include_self=False
+    excludes it (a place no index reaches keeps self's value, which then contributes alone).
+    The gradient of a contributor: sum 1; mean 1/N; prod the product of the other contributors;
+    amax/amin shared evenly by the contributors equal to the result (``scatter_reduce_backward``
+    in ``FunctionsManual.cpp``). Simplified: computed with numpy, so it is not differentiable again."""
+
+    dim: int
+    include_self: bool
+    index_: SavedTensor
+    reduce: str
+    result_: SavedTensor
+    self_: SavedTensor
+    src_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        if grad._requires_grad:
+            raise RuntimeError("glasstorch: the double backward of scatter_reduce is not implemented")
+        self_, result = _as_nd(self._saved_self._data), _as_nd(self._saved_result._data)
+        index = _as_nd(self._saved_index._data)
+        src = _as_nd(self._saved_src._data)[tuple(slice(0, n) for n in index.shape)]  # the src values used
+        at, g = _positions(index, self.dim), _as_nd(grad._data)
+        contributes = np.ones(self_.shape, dtype=bool)
+        if not self.include_self:
+            contributes[at] = False
+        grad_self, grad_src = _CONTRIBUTOR_GRADS[self.reduce](g, self_, src, result, at, contributes)
+        grad_src = _wrap(grad_src)
+        if grad_src._data.shape != self._src_shape:
+            grad_src = _padded(grad_src, self._src_shape)
+        return (_wrap(np.where(contributes, grad_self, 0).reshape(self._saved_self.shape)) if self.needs_input_grad(0) else None,
+                grad_src.reshape(self._src_shape) if self.needs_input_grad(1) else None)
+
+
+def _sum_grads(g, self_, src, result, at, contributes):
+    return g, g[at]
+
+
+def _mean_grads(g, self_, src, result, at, contributes):
+    count = contributes.astype(g.dtype)
+    np.add.at(count, at, 1)
+    share = g / count
+    return share, share[at]
+
+
+def _prod_grads(g, self_, src, result, at, contributes):
+    """The product of the *other* contributors, exactly, zeros included: with no zero among them
+    it is result / value; with one zero, the zero's gets the product of the rest, the others 0."""
+    product = np.where(contributes & (self_ != 0), self_, 1).astype(g.dtype)
+    zeros = (contributes & (self_ == 0)).astype(np.int64)
+    np.multiply.at(product, at, np.where(src != 0, src, 1))
+    np.add.at(zeros, at, (src == 0).astype(np.int64))
+
+    def others(value, product, zeros):
+        return np.where(zeros == 0, product / np.where(value == 0, 1, value), np.where((zeros == 1) & (value == 0), product, 0))
+
+    return g * others(self_, product, zeros), g[at] * others(src, product[at], zeros[at])
+
+
+def _extreme_grads(g, self_, src, result, at, contributes):
+    # as PyTorch: a self value equal to the result is counted among the ties even where
+    # include_self=False leaves it out (it then gets no share: ties are not differentiable anyway)
+    self_is, src_is = self_ == result, src == result[at]
+    count = self_is.astype(g.dtype)
+    np.add.at(count, at, src_is.astype(g.dtype))
+    share = g / np.maximum(count, 1)
+    return share * self_is, share[at] * src_is
+
+
+_CONTRIBUTOR_GRADS = {"sum": _sum_grads, "mean": _mean_grads, "prod": _prod_grads, "amax": _extreme_grads,
+                      "amin": _extreme_grads}
+
+
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    """A copy of ``input`` where each place that ``index`` reaches is reduced (``'sum'``, ``'prod'``,
+    ``'mean'``, ``'amax'``, ``'amin'``) with the ``src`` values scattered to it, and with its own
+    value unless ``include_self=False``."""
+    if reduce not in _REDUCE_AT:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    axis = _check_index("scatter_reduce", input, dim, index, src)
+    if src._data.dtype != input._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    index_data = _as_nd(index._data)
+    at, values = _positions(index_data, axis), _as_nd(input._data).copy()
+    if not include_self:
+        values[at] = _IDENTITY[reduce]
+    scattered = _source_values(src, index_data)
+    _REDUCE_AT[reduce](values, at, scattered)
+    if reduce == "mean":
+        count = np.full(values.shape, int(include_self), dtype=np.int64)
+        np.add.at(count, at, 1)
+        count = np.maximum(count, 1)
+        values = values // count if values.dtype.kind in "iu" else (values / count).astype(values.dtype)
+    result = _wrap(values.reshape(input._data.shape))
+    if compute_requires_grad(input, src):
+        node = ScatterReduceBackward0(input, src)
+        node.dim, node.include_self, node.reduce, node._src_shape = axis, include_self, reduce, src._data.shape
+        node.index_, node.self_, node.src_ = SavedTensor(index), SavedTensor(input), SavedTensor(src)
+        node.result_ = SavedTensor(result, is_output=True)
+        set_history(result, node)
+    return result
+
+
+def scatter_reduce_(tensor: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    return apply_inplace(tensor, scatter_reduce, dim, index, src, reduce, include_self=include_self)

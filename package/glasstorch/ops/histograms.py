@@ -1,0 +1,90 @@
+"""Counting values into bins: ``histc`` and ``histogram`` (a module named in the plural: ``histogram`` is the function).
+
+Mirrors ``aten/src/ATen/native/Histogram.cpp``. Bin ``i`` holds the values in
+``[edge_i, edge_{i+1})``; the last bin also holds its right edge. Values outside the range are not
+counted. Neither op is differentiable (a count does not change when a value moves a little), so
+neither records a Node, as in PyTorch.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+
+
+def _check_floating(input: Tensor, name: str) -> None:
+    if input._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype.legacy_name[:-len('Tensor')]}'")
+
+
+def _range_of(values: np.ndarray, low: float, high: float) -> tuple:
+    """PyTorch's default range: the data's min and max when low == high, widened by 1 on each side
+    when those are equal too."""
+    if low == high and values.size:
+        low, high = float(values.min()), float(values.max())
+    if low == high:
+        low, high = low - 1, high + 1
+    if low > high:
+        raise RuntimeError("max must be larger than min")
+    if not (np.isfinite(low) and np.isfinite(high)):
+        raise RuntimeError(f"range of [{low}, {high}] is not finite")
+    return low, high
+
+
+def _counts(values: np.ndarray, edges: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    """How many values (or how much weight) fall into each bin between ``edges``."""
+    inside = (values >= edges[0]) & (values <= edges[-1])
+    bins = np.clip(np.searchsorted(edges, values[inside], side="right") - 1, 0, len(edges) - 2)
+    return np.bincount(bins, weights=None if weight is None else weight[inside], minlength=len(edges) - 1)
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out: Any = None) -> Tensor:  # noqa: A002
+    """The counts of ``bins`` equal-width bins over [min, max] (the data's range when both are 0)."""
+    _check_floating(input, "histogram_cpu")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histc: bins must be > 0, but got {bins} for dimension 0")
+    values = input._data.reshape(-1)
+    low, high = _range_of(values, float(min), float(max))
+    # histc places a value by (x - min) * bins / (max - min), as PyTorch computes it
+    inside = values[(values >= low) & (values <= high)]
+    position = np.minimum(((inside - low) * bins / (high - low)).astype(np.int64), bins - 1)
+    return _wrap(np.bincount(position, minlength=bins).astype(input._data.dtype))
+
+
+_histogram = namedtuple("histogram", ["hist", "bin_edges"])
+
+
+class return_types_histogram(_histogram):
+    """``(hist, bin_edges)``, printed as PyTorch's ``torch.return_types.histogram``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"glasstorch.return_types.histogram(\nhist={self.hist!r},\nbin_edges={self.bin_edges!r})"
+
+
+def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+              density: bool = False) -> return_types_histogram:
+    """Counts per bin and the bins' edges. ``bins``: a number of equal bins over ``range`` (the
+    data's range by default), or a 1-D tensor of increasing edges. ``weight``: each value counts
+    its weight; ``density``: counts divided by (total * bin width), so the histogram integrates to 1."""
+    _check_floating(input, "histogram_cpu")
+    values, dtype = input._data.reshape(-1), input._data.dtype
+    if isinstance(bins, Tensor):
+        edges = bins._data.astype(dtype)
+        if edges.ndim != 1 or edges.size < 2:
+            raise RuntimeError("torch.histogram(): bins tensor should have one dimension and at least 2 elements")
+    else:
+        if int(bins) <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        low, high = _range_of(values, *(range if range is not None else (0.0, 0.0)))
+        edges = np.linspace(low, high, int(bins) + 1).astype(dtype)
+    if weight is not None and weight._data.shape != input._data.shape:
+        raise RuntimeError("torch.histogram(): if weight tensor is provided it should have the same shape as the input tensor")
+    hist = _counts(values, edges, None if weight is None else weight._data.reshape(-1)).astype(dtype)
+    if density:
+        hist = hist / (hist.sum() * np.diff(edges))
+    return return_types_histogram(_wrap(hist.astype(dtype)), _wrap(edges))
