@@ -134,6 +134,13 @@ SCHEDULERS = {
     "SequentialLR": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
         o, [lib.optim.lr_scheduler.LinearLR(o, 0.1, total_iters=5),
             lib.optim.lr_scheduler.CosineAnnealingLR(o, T_max=10)], milestones=[5]),
+    "ConstantLR": lambda lib, o: lib.optim.lr_scheduler.ConstantLR(o, factor=0.5, total_iters=4),
+    "MultiplicativeLR": lambda lib, o: lib.optim.lr_scheduler.MultiplicativeLR(o, lambda epoch: 0.95),
+    "WarmRestarts": lambda lib, o: lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=4, T_mult=2,
+                                                                                      eta_min=0.001),
+    "SequentialLR_constant": lambda lib, o: lib.optim.lr_scheduler.SequentialLR(
+        o, [lib.optim.lr_scheduler.ConstantLR(o, factor=0.1, total_iters=2),
+            lib.optim.lr_scheduler.ExponentialLR(o, gamma=0.9)], milestones=[2]),
     "ChainedScheduler": lambda lib, o: lib.optim.lr_scheduler.ChainedScheduler(
         [lib.optim.lr_scheduler.LinearLR(o, 0.1, total_iters=5), lib.optim.lr_scheduler.ExponentialLR(o, 0.9)]),
 }

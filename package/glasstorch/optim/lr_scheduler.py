@@ -14,9 +14,10 @@ Construction already takes one step (``_initial_step``): ``last_epoch`` goes fro
 each group gets ``'initial_lr'``, the lr ``base_lrs`` is taken from (a scheduler created with
 ``last_epoch >= 0``, to resume, requires it).
 
-Also here: LinearLR (warm-up), PolynomialLR, CyclicLR and OneCycleLR (stepped per batch, cycling
-the momentum too), SequentialLR and ChainedScheduler (schedulers of schedulers), and
-ReduceLROnPlateau (stepped with a metric).
+Also here: LinearLR (warm-up), ConstantLR, MultiplicativeLR, PolynomialLR,
+CosineAnnealingWarmRestarts, CyclicLR and OneCycleLR (stepped per batch, cycling the momentum
+too), SequentialLR and ChainedScheduler (schedulers of schedulers), and ReduceLROnPlateau
+(stepped with a metric).
 
 Simplified here: learning rates are Python numbers (PyTorch also handles tensor lrs, cloning them
 so they never alias).
@@ -35,7 +36,8 @@ from weakref import ref
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LinearLR",
-           "PolynomialLR", "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "OneCycleLR"]
+           "PolynomialLR", "SequentialLR", "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "OneCycleLR",
+           "MultiplicativeLR", "ConstantLR", "CosineAnnealingWarmRestarts"]
 
 EPOCH_DEPRECATION_WARNING = (
     "The epoch parameter in `scheduler.step()` was not necessary and is being "
@@ -922,3 +924,111 @@ def _one_cycle_phases(pct_start: float, total_steps: int, three_phase: bool) -> 
                  "start_momentum": "max_momentum", "end_momentum": "max_momentum"}]
     return [up, {"end_step": total_steps - 1, "start_lr": "max_lr", "end_lr": "min_lr",
                  "start_momentum": "base_momentum", "end_momentum": "max_momentum"}]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Multiply each group's lr by ``lr_lambda(epoch)`` at every epoch (LambdaLR multiplies the
+    *initial* lr instead)."""
+
+    def __init__(self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | list[Callable[[int], float]],
+                 last_epoch: int = -1) -> None:
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        for function in self.lr_lambdas:
+            if not callable(function):
+                raise TypeError(f"lr_lambda should be a function, but got {type(function).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    state_dict = LambdaLR.state_dict  # (the lambdas are saved, or not, as LambdaLR's)
+    load_state_dict = LambdaLR.load_state_dict
+
+    def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
+        if self._is_initial:
+            return _param_groups_val_list(self.optimizer, "lr")
+        return [group["lr"] * lmbda(self.last_epoch) for lmbda, group in zip(self.lr_lambdas,
+                                                                             self.optimizer.param_groups)]
+
+
+class ConstantLR(LRScheduler):
+    """Multiply the lr by ``factor`` for the first ``total_iters`` epochs, then restore it."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _param_groups_val_list(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base_lr in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR (Loshchilov and Hutter, 2016): cosine annealing from the initial lr to ``eta_min``
+    over ``T_0`` epochs, then a restart, each period ``T_mult`` times the last. ``step(epoch)`` may
+    take a fractional epoch (a step per batch: ``epoch + i / iters``)."""
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,  # noqa: N803
+                 last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(f"Expected float or int eta_min, but got {eta_min} of type {type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        _warn_get_lr_called_within_step(self)
+        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+                for base_lr in self.base_lrs]
+
+    def step(self, epoch: float | None = None) -> None:
+        """Advance one epoch (or jump to ``epoch``, fractions allowed), restarting when a period ends."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        else:
+            if epoch < 0:
+                raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log((epoch / self.T_0 * (self.T_mult - 1) + 1), self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult**n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** (n)
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        with _enable_get_lr_call(self):
+            for param_group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+                param_group["lr"] = lr
+        self._last_lr = _param_groups_val_list(self.optimizer, "lr")
