@@ -52,6 +52,17 @@ ACTIVATIONS = [
     ("glu", lambda lib, x: lib.nn.functional.glu(x, -1)),
     ("logsigmoid", lambda lib, x: lib.nn.functional.logsigmoid(x * 20)),
     ("gelu_tanh", lambda lib, x: lib.nn.functional.gelu(x, approximate="tanh")),
+    ("celu", lambda lib, x: lib.nn.functional.celu(x, 0.7)),
+    ("hardswish", lambda lib, x: lib.nn.functional.hardswish(x)),
+    ("hardsigmoid", lambda lib, x: lib.nn.functional.hardsigmoid(x)),
+    ("threshold", lambda lib, x: lib.nn.functional.threshold(x, 0.1, 20.0)),
+    ("hardshrink", lambda lib, x: lib.nn.functional.hardshrink(x, 0.7)),
+    ("softshrink", lambda lib, x: lib.nn.functional.softshrink(x, 0.3)),
+    ("softsign", lambda lib, x: lib.nn.functional.softsign(x)),
+    ("tanhshrink", lambda lib, x: lib.nn.functional.tanhshrink(x)),
+    ("softmin", lambda lib, x: lib.nn.functional.softmin(x, 1)),
+    ("avg_pool1d", lambda lib, x: lib.nn.functional.avg_pool1d(x, 3, 2, 1, count_include_pad=False)),
+    ("adaptive_avg_pool1d", lambda lib, x: lib.nn.functional.adaptive_avg_pool1d(x, 4)),
 ]
 
 
@@ -112,6 +123,14 @@ def test_adaptive_max_pool(f):
 ])
 def test_functions(f):
     run_both(f, X)
+
+
+def test_pairwise_distance():
+    """(PyTorch records torch.norm's NormBackward1; glasstorch's norm is LinalgVectorNormBackward0,
+    an item of the Tensor API's naming: values and gradients are compared here)"""
+    for p in (2.0, 1.0, 3.0):
+        run_both(lambda lib, x, y: lib.nn.functional.pairwise_distance(x, y, p=p, keepdim=True), X[0], X[1],
+                 names=False)
 
 
 def test_circular_pad_values_and_gradients():
@@ -178,6 +197,17 @@ MODULES = [
     ("Dropout3d", (0.2,), {}, (2, 3, 2, 2, 2)),
     ("AlphaDropout", (0.3,), {}, (2, 3)),
     ("FeatureAlphaDropout", (0.3,), {}, (2, 3, 4)),
+    ("CELU", (0.5,), {}, (2, 3)), ("Hardswish", (), {}, (2, 3)), ("Hardsigmoid", (), {}, (2, 3)),
+    ("Threshold", (0.1, 20.0), {}, (2, 3)), ("Hardshrink", (), {}, (2, 3)), ("Softshrink", (0.3,), {}, (2, 3)),
+    ("Softsign", (), {}, (2, 3)), ("Tanhshrink", (), {}, (2, 3)), ("Softmin", (1,), {}, (2, 3)),
+    ("Softmax2d", (), {}, (2, 3, 2, 2)),
+    ("ZeroPad2d", (2,), {}, (1, 2, 3, 3)), ("ZeroPad1d", ((1, 2),), {}, (2, 3)),
+    ("ConstantPad2d", (1, 3.5), {}, (1, 2, 3, 3)), ("ConstantPad3d", ((1, 0, 0, 1, 2, 0), -1.0), {}, (1, 2, 3, 3)),
+    ("ReflectionPad1d", (2,), {}, (1, 2, 4)), ("ReflectionPad2d", ((1, 0, 2, 1),), {}, (1, 3, 3)),
+    ("ReplicationPad2d", (1,), {}, (1, 2, 3, 3)), ("ReplicationPad3d", (1,), {}, (1, 1, 2, 2, 2)),
+    ("CircularPad1d", (2,), {}, (1, 2, 4)), ("CircularPad2d", ((1, 2, 0, 1),), {}, (1, 2, 3, 3)),
+    ("AvgPool1d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False}, (2, 3, 8)),
+    ("AdaptiveAvgPool1d", (3,), {}, (2, 3, 7)),
 ]
 
 
@@ -196,7 +226,8 @@ def test_modules_match_torch(name, args, kwargs, shape):
         got, want = ours(gt.tensor(x)), theirs(torch.tensor(x))
         np.testing.assert_allclose(got.numpy(), want.numpy())
         return
-    run_both(lambda lib, t: (ours if lib is gt else theirs)(t), x)
+    # (circular padding: PyTorch records slice copies, CopySlices; glasstorch one CircularPadBackward0)
+    run_both(lambda lib, t: (ours if lib is gt else theirs)(t), x, names=not name.startswith("Circular"))
     if "running_mean" in theirs.state_dict():  # the running statistics were updated alike
         for k, v in theirs.state_dict().items():
             np.testing.assert_allclose(ours.state_dict()[k].numpy(), v.numpy(), rtol=1e-12)
@@ -252,3 +283,10 @@ def test_alpha_dropout_keeps_mean_and_variance():
         assert y.grad_fn.name() == name
         values = np.unique(y.detach().numpy())
         assert set(values) <= {0.0, 2.0}
+
+
+def test_distance_modules():
+    for name, kwargs, names in (("CosineSimilarity", {"dim": -1}, True), ("PairwiseDistance", {"p": 1.0}, False)):
+        ours, theirs = getattr(gt.nn, name)(**kwargs), getattr(torch.nn, name)(**kwargs)
+        assert repr(ours) == repr(theirs)
+        run_both(lambda lib, a, b: (ours if lib is gt else theirs)(a, b), X[0], X[1], names=names)

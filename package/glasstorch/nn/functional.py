@@ -67,7 +67,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "avg_pool2d", "max_pool1d_with_indices"
            "alpha_dropout", "feature_alpha_dropout", "elu", "selu", "silu", "mish", "softplus", "hardtanh", "relu6",
            "glu", "logsigmoid", "prelu", "bilinear", "instance_norm", "one_hot", "pad", "normalize",
            "cosine_similarity", "huber_loss", "smooth_l1_loss", "kl_div", "margin_ranking_loss",
-           "cosine_embedding_loss"]
+           "cosine_embedding_loss", "celu", "hardswish", "hardsigmoid", "threshold", "hardshrink", "softshrink",
+           "softsign", "tanhshrink", "softmin", "avg_pool1d", "adaptive_avg_pool1d", "pairwise_distance"]
 
 
 # --- reduction and broadcasting helpers (PyTorch: torch/nn/_reduction.py, torch/functional.py) 
@@ -955,3 +956,75 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     output_pos = ops.where(target == 1, 1 - cos, zeros)
     output_neg = ops.where(target == -1, _robust.clamp_min(cos - margin, 0), zeros)
     return _apply_loss_reduction(output_pos + output_neg, reduction)
+
+
+# --- issue 14: more activations, 1-D pooling, distances --------------------------------------------
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """x for x > 0, else alpha * (exp(x / alpha) - 1)."""
+    return _maybe_inplace(input, _elementwise.celu(input, alpha), inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return _maybe_inplace(input, _elementwise.hardswish(input), inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return _maybe_inplace(input, _elementwise.hardsigmoid(input), inplace)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """x where x > threshold, else ``value``."""
+    return _maybe_inplace(input, _elementwise.threshold(input, threshold, value), inplace)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _elementwise.hardshrink(input, lambd)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _elementwise.softshrink(input, lambd)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|) (composed, as PyTorch composes it: ``DivBackward0``)."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x) (composed: ``SubBackward0``)."""
+    return input - input.tanh()
+
+
+def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    """softmax(-x): the smallest entries get the most weight."""
+    return ops.softmax(-input, dim, dtype=dtype)
+
+
+def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    """Average pooling of an (N, C, L) or (C, L) input, run as a 2-D pooling of height 1 (as ATen's
+    ``avg_pool1d``, so the graph ends in ``SqueezeBackward1``)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}")
+    kernel = _int_list(kernel_size, "kernel_size", "avg_pool1d", 1)
+    step = kernel if stride is None or stride == [] or stride == () else _int_list(stride, "stride", "avg_pool1d", 1)
+    pad = _int_list(padding, "padding", "avg_pool1d", 1)
+    out = avg_pool2d(input.unsqueeze(-2), [1, kernel[0]], [1, step[0]], [0, pad[0]], ceil_mode, count_include_pad)
+    return out.squeeze(-2)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    """Average pooling to a fixed length, run as a 2-D pooling of height 1 (``SqueezeBackward1``)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' should have 2 or 3 dimensions, but got "
+                           f"{input.dim()}")
+    size = output_size if isinstance(output_size, int) else tuple(output_size)[0]
+    return _adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """The p-norm of x1 - x2 + eps along the last dim (ATen's ``pairwise_distance``)."""
+    innermost_dim = max(x1.dim(), x2.dim()) - 1
+    return (x1 - x2 + eps).norm(p, innermost_dim, keepdim=keepdim)

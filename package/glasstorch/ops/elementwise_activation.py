@@ -250,3 +250,124 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
         node.self_, node.weight_ = SavedTensor(input), SavedTensor(weight)
         set_history(out, node)
     return out
+
+
+# --- piecewise activations whose derivative is a constant mask (or a line) ------------------------
+class CeluBackward0(Node):
+    """out = x for x > 0, else alpha * (exp(x / alpha) - 1): grad_input = grad or grad * exp(x / alpha)."""
+
+    alpha: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        positive = _mask(x._data > 0, x)
+        # PyTorch's formula (derivatives.yaml) takes 1 / alpha.toFloat(): alpha rounded to float32
+        input_scale = 1.0 / float(np.float32(self.alpha))
+        negative = (x.clamp(max=0) * input_scale).exp() * (input_scale * self.alpha)
+        return (grad * (positive + (1 - positive) * negative),)
+
+
+def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """elu with input_scale 1 / alpha: continuously differentiable for every alpha."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    _check_floating(input, "elu")
+    x = _work(input._data)
+    return _record(input, np.where(x > 0, x, np.expm1(np.minimum(x, 0) / alpha) * alpha), CeluBackward0,
+                   alpha=float(alpha))
+
+
+class HardswishBackward0(Node):
+    """out = x * relu6(x + 3) / 6: grad_input = 0 below -3, grad above 3, grad * (2x + 3) / 6 between."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        between = _mask((x._data > -3) & (x._data < 3), x)
+        above = _mask(x._data >= 3, x)
+        return (grad * (between * (x * (2 / 6) + 0.5) + above),)
+
+
+def hardswish(input: Tensor) -> Tensor:
+    """x * relu6(x + 3) / 6 (MobileNetV3's cheap swish)."""
+    _check_floating(input, "hardswish_cpu")
+    x = _work(input._data)
+    return _record(input, x * np.clip(x + 3, 0, 6) / 6, HardswishBackward0)
+
+
+class HardsigmoidBackward0(Node):
+    """out = relu6(x + 3) / 6: grad_input = grad / 6 between -3 and 3, else 0."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        return (grad * (_mask((x._data > -3) & (x._data < 3), x) * _ONE_SIXTH),)
+
+
+_ONE_SIXTH = float(np.float32(1.0 / 6.0))  # PyTorch's kernel constant is a float: 1.0f / 6.0f
+
+
+def hardsigmoid(input: Tensor) -> Tensor:
+    """relu6(x + 3) / 6: a piecewise-linear sigmoid."""
+    _check_floating(input, "hardsigmoid_cpu")
+    return _record(input, np.clip(_work(input._data) + 3, 0, 6) / 6, HardsigmoidBackward0)
+
+
+class ThresholdBackward0(Node):
+    """out = x where x > threshold, else value: grad_input = grad where x > threshold, else 0."""
+
+    threshold: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        return (grad * _mask(x._data > self.threshold, x),)
+
+
+def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+    """x where x > threshold, else ``value``."""
+    x = input._data
+    return _record(input, np.where(x > threshold, x, np.asarray(value, x.dtype)), ThresholdBackward0,
+                   threshold=float(threshold))
+
+
+class HardshrinkBackward0(Node):
+    """out = x where |x| > lambd, else 0: grad_input = grad where |x| > lambd."""
+
+    lambd: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        return (grad * _mask(np.abs(x._data) > self.lambd, x),)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x where |x| > lambd, else 0."""
+    _check_floating(input, "hardshrink_cpu")
+    x = input._data
+    return _record(input, np.where(np.abs(x) > lambd, x, 0), HardshrinkBackward0, lambd=float(lambd))
+
+
+class SoftshrinkBackward0(Node):
+    """out = x - lambd above lambd, x + lambd below -lambd, else 0: grad_input = grad where |x| > lambd."""
+
+    lambd: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        x = self._saved_self
+        return (grad * _mask(np.abs(x._data) > self.lambd, x),)
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """x shrunk towards 0 by ``lambd`` (0 inside [-lambd, lambd])."""
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
+    _check_floating(input, "softshrink_cpu")
+    x = _work(input._data)
+    return _record(input, np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)), SoftshrinkBackward0,
+                   lambd=float(lambd))
