@@ -188,8 +188,14 @@ def test_view_of_a_leaf_that_requires_grad_is_refused():
                        lambda: x.diagonal().copy_(lib.ones(2, dtype=x.dtype))):
             with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being used in an in-place operation."):
                 change()
-        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place operation."):
+        with pytest.raises(RuntimeError, match="^a view of a leaf Variable that requires grad is being used in an in-place operation."):
             x[0] = 1.0
+        with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in an in-place operation."):
+            x[[0, 1]] = 1.0
+        with lib.no_grad():
+            x[0] = 1.0  # (how parameters are initialised)
+            x[:, 1].add_(1)
+        assert x[0].tolist() == [1.0, 2.0, 1.0]
 
 
 def test_saved_tensor_changed_through_a_view_is_caught():

@@ -116,6 +116,18 @@ def test_expand_has_stride_zero_and_refuses_writes():
             e.add_(1)
         with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
             e.mul_(lib.ones(2, 3))
+        with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+            e.copy_(lib.ones(2, 3))
+        # one value everywhere is well defined: fill_, zero_ and x[i] = number may (as PyTorch)
+        e.fill_(2)
+        e[1] = 5.0
+        assert e.tolist() == [[5.0, 5.0, 5.0]] * 2
+        e.zero_()
+        with pytest.warns(UserWarning, match="Use of masked_fill_ on expanded tensors is deprecated"):
+            e.masked_fill_(lib.tensor([True, False, True]), 1.0)
+        assert e.tolist() == [[1.0, 0.0, 1.0]] * 2
+        e[0].add_(1)  # one row of it shares no cell with itself: allowed, and the base sees it
+        assert e._base.tolist() == [2.0, 1.0, 2.0]
 
 
 def test_as_strided_errors_as_pytorch():

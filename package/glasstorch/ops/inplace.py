@@ -20,11 +20,12 @@ used (``ops/shape.py``, ``regenerate_grad_fn``; PyTorch: when their ``grad_fn`` 
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, storage
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node
@@ -44,23 +45,52 @@ def check_inplace(tensor: Tensor) -> None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
+def _has_internal_overlap(data: np.ndarray) -> bool:
+    """Do two places of the array share a memory cell? (PyTorch's ``has_internal_overlap``: it
+    answers yes for a stride 0 over more than one place, as ``expand`` makes.)"""
+    return 0 in data.strides and any(step == 0 and n > 1 for step, n in zip(data.strides, data.shape))
+
+
 def check_no_internal_overlap(tensor: Tensor) -> None:
     """An expanded tensor (stride 0) shows one memory cell in several places: writing to it is refused."""
-    data = tensor._data
-    if 0 in data.strides and any(step == 0 and n > 1 for step, n in zip(data.strides, data.shape)):
+    if _has_internal_overlap(tensor._data):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a single memory "
             "location. Please clone() the tensor before performing the operation.")
 
 
-def _write(tensor: Tensor, values: np.ndarray) -> Tensor:
+def _fills_one_value(out_of_place: Callable, args: tuple) -> bool:
+    """PyTorch's ``fill_`` (``zero_``, ``x[0] = 5.0``) and ``masked_fill_`` write one value to every
+    place, which is well defined on an expanded tensor: they may (masked_fill_ with PyTorch's
+    deprecation warning). Every other in-place op refuses it."""
+    if out_of_place is indexing.masked_fill:
+        warnings.warn("Use of masked_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
+                      UserWarning, stacklevel=4)
+        return True
+    return out_of_place is _filled or (out_of_place is indexing.index_put and not isinstance(args[1], Tensor))
+
+
+def _writable_memory(tensor: Tensor, fills_one_value: bool = False) -> np.ndarray:
+    """The array to write ``tensor``'s new values into. numpy marks an expanded array and the views
+    cut from it read-only; their memory is not, and PyTorch writes there when no two places of the
+    tensor share a cell (or when one value fills them all)."""
+    if not fills_one_value:
+        check_no_internal_overlap(tensor)
+    data = tensor._data
+    if data.flags.writeable:
+        return data
+    return storage.strided_window(data, data.shape, storage.element_strides(data), storage.storage_offset(data))
+
+
+def _write(tensor: Tensor, values: np.ndarray, fills_one_value: bool = False) -> Tensor:
     """Overwrite ``tensor``'s memory (views see it) and count the change."""
-    check_no_internal_overlap(tensor)
+    target = _writable_memory(tensor, fills_one_value)
     if np.dtype(values.dtype) != tensor._data.dtype and not np.can_cast(values.dtype, tensor._data.dtype, "same_kind"):
         raise RuntimeError(
             f"result type {_c10_name(values.dtype)} can't be cast to the desired output type {_c10_name(tensor._data.dtype)}"
         )
-    tensor._data[...] = values
+    target[...] = values
     tensor._version_counter[0] += 1
     return tensor
 
@@ -72,15 +102,16 @@ def _c10_name(np_dtype: np.dtype) -> str:
 def apply_inplace(tensor: Tensor, out_of_place: Callable, *args: Any, **kwargs: Any) -> Tensor:
     """Run ``out_of_place(tensor, *args)`` and store its result in ``tensor`` itself."""
     check_inplace(tensor)
+    fills = _has_internal_overlap(tensor._data) and _fills_one_value(out_of_place, args)
     if not compute_requires_grad(tensor, *args, *kwargs.values()):
-        return _write(tensor, out_of_place(_wrap(tensor._data), *args, **kwargs)._data)
+        return _write(tensor, out_of_place(_wrap(tensor._data), *args, **kwargs)._data, fills)
     is_view = tensor._base is not None
     if is_view and tensor._view_version != tensor._version_counter[0]:
         shape.regenerate_grad_fn(tensor)
     old = _wrap(tensor._data.copy())  # the old values, for Nodes that need them in backward
     old.grad_fn, old._requires_grad = tensor.grad_fn, tensor._requires_grad
     result = out_of_place(old, *args, **kwargs)
-    _write(tensor, result._data)
+    _write(tensor, result._data, fills)
     if is_view:
         _rebase_view_history(tensor, result.grad_fn)
     else:
@@ -142,7 +173,7 @@ def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callabl
     """``tensor = ufunc(tensor, other)`` straight into the tensor's memory when nothing is recorded."""
     if compute_requires_grad(tensor, other):
         return apply_inplace(tensor, out_of_place, other, **kwargs)
-    check_no_internal_overlap(tensor)
+    target = _writable_memory(tensor)
     value = data_of(other)
     if not (isinstance(value, np.ndarray) and value.dtype == tensor._data.dtype):  # else: same dtype, nothing to check
         _check_castable(tensor, other, ufunc)
@@ -150,7 +181,7 @@ def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callabl
     if alpha != 1:
         value = value * alpha
     try:
-        ufunc(tensor._data, value, out=tensor._data, casting="unsafe")
+        ufunc(target, value, out=target, casting="unsafe")
     except ValueError:
         raise RuntimeError(
             f"output with shape {list(tensor._data.shape)} doesn't match the broadcast shape "
@@ -217,15 +248,12 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     and slices give a view, which takes the value in place (CopySlices on the base); an advanced key
     is an ``index_put_`` on the tensor itself (IndexPutBackward0), or on the view its integers and
     slices give when it mixes both."""
-    if not compute_requires_grad(tensor, value):
-        apply_inplace(tensor, indexing.index_put, key, value)
-        return
     key = indexing._as_numpy_key(key)
     indexing._check_bounds(tensor, key)
-    if indexing._index_put_only(key):
-        apply_inplace(tensor, indexing.index_put, key, value)
-    elif not indexing._is_advanced(key):
+    if not indexing._is_advanced(key):
         apply_inplace(indexing.getitem(tensor, key), indexing.index_put, Ellipsis, value)
+    elif indexing._index_put_only(key) or not compute_requires_grad(tensor, value):
+        apply_inplace(tensor, indexing.index_put, key, value)
     else:
         basic, rest = indexing._split_advanced(key if isinstance(key, tuple) else (key,))
         apply_inplace(indexing._basic_index(tensor, basic), indexing.index_put, rest, value)
