@@ -132,3 +132,62 @@ def test_kl_div_mean_warns_as_pytorch():
         return [str(w.message) for w in caught]
 
     same_in_both(program)
+
+
+# --- the margin and likelihood losses --------------------------------------------------------------
+SIGNS_2D = np.sign(rng.standard_normal((4, 5)))
+LABELS = (rng.random((4, 5)) > 0.5).astype(np.float64)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_margin_and_likelihood_losses(reduction):
+    cases = [
+        (lambda lib, x: lib.nn.functional.soft_margin_loss(x, lib.tensor(SIGNS_2D), reduction=reduction), (X,)),
+        (lambda lib, x, t: lib.nn.functional.hinge_embedding_loss(x, t, margin=0.5, reduction=reduction),
+         (X, SIGNS_2D)),
+        (lambda lib, x, t: lib.nn.functional.multilabel_soft_margin_loss(x, t, reduction=reduction), (X, LABELS)),
+        (lambda lib, x, t: lib.nn.functional.multilabel_soft_margin_loss(
+            x, t, weight=lib.tensor([1.0, 2.0, 0.5, 1.0, 3.0], dtype=lib.float64), reduction=reduction), (X, LABELS)),
+        (lambda lib, x, t: lib.nn.functional.poisson_nll_loss(x, t, reduction=reduction), (X, np.abs(Y) * 3)),
+        (lambda lib, x, t: lib.nn.functional.poisson_nll_loss(x.exp(), t, log_input=False, full=True,
+                                                               reduction=reduction), (X, np.abs(Y) * 3)),
+        (lambda lib, x, t, v: lib.nn.functional.gaussian_nll_loss(x, t, v, reduction=reduction),
+         (X, Y, np.abs(Y) + 0.1)),
+        (lambda lib, x, t, v: lib.nn.functional.gaussian_nll_loss(x, t, v, full=True, reduction=reduction),
+         (X, Y, np.abs(Y[:, :1]) + 0.1)),  # one variance per sample
+        (lambda lib, a, p, n: lib.nn.functional.triplet_margin_loss(a, p, n, reduction=reduction), (X, Y, np.ascontiguousarray(Y[::-1]))),
+        (lambda lib, a, p, n: lib.nn.functional.triplet_margin_loss(a, p, n, margin=2.0, p=1, swap=True,
+                                                                    reduction=reduction), (X, Y, np.ascontiguousarray(Y[::-1]) * 0.5)),
+    ]
+    for f, arrays in cases:
+        # (triplet: PyTorch's pairwise_distance records NormBackward1, glasstorch's norm
+        # LinalgVectorNormBackward0 - under a 'none' reduction the last Node is clamp_min's all the same)
+        run_both(f, *arrays)
+    args = (gt.tensor(X[:2], requires_grad=True), gt.tensor(SIGNS_2D[:2]))
+    assert gradcheck(lambda x, t: gt.nn.functional.soft_margin_loss(x, t, reduction=reduction), args)
+    assert gradgradcheck(lambda x, t: gt.nn.functional.soft_margin_loss(x, t, reduction=reduction), args)
+
+
+def test_margin_and_likelihood_modules_and_errors():
+    def program(lib):
+        nn, F = lib.nn, lib.nn.functional
+        modules = [nn.SoftMarginLoss(), nn.HingeEmbeddingLoss(margin=2.0), nn.MultiLabelSoftMarginLoss(),
+                   nn.PoissonNLLLoss(log_input=False, full=True), nn.GaussianNLLLoss(full=True, eps=1e-3),
+                   nn.TripletMarginLoss(margin=0.5, p=1, swap=True)]
+        results = [(repr(m), m.reduction, sorted(k for k in vars(m) if not k.startswith("_"))) for m in modules]
+        x = lib.ones(2, 3)
+        calls = [lambda: F.soft_margin_loss(x, lib.ones(2, 3, requires_grad=True)),
+                 lambda: F.gaussian_nll_loss(x, x, -lib.ones(2, 3)), lambda: F.gaussian_nll_loss(x, x, lib.ones(3, 2)),
+                 lambda: F.gaussian_nll_loss(x, x, 1.0, reduction="bad"),
+                 lambda: F.poisson_nll_loss(x, x, reduction="bad"), lambda: F.triplet_margin_loss(x, x, x, margin=0),
+                 lambda: F.triplet_margin_loss(x, x, lib.ones(3)), lambda: nn.TripletMarginLoss(margin=-1),
+                 lambda: F.multilabel_soft_margin_loss(x, x, reduction="bad")]
+        for call in calls:
+            try:
+                call()
+                results.append("no error")
+            except Exception as error:  # noqa: BLE001
+                results.append((type(error).__name__, str(error)))
+        return results
+
+    same_in_both(program)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._creation import empty, empty_like, from_numpy, zeros
+from .._creation import empty, empty_like, from_numpy, ones_like, zeros
 from .._tensor import Tensor
 from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
@@ -68,7 +68,9 @@ __all__ = ["conv1d", "conv2d", "conv3d", "avg_pool2d", "max_pool1d_with_indices"
            "glu", "logsigmoid", "prelu", "bilinear", "instance_norm", "one_hot", "pad", "normalize",
            "cosine_similarity", "huber_loss", "smooth_l1_loss", "kl_div", "margin_ranking_loss",
            "cosine_embedding_loss", "celu", "hardswish", "hardsigmoid", "threshold", "hardshrink", "softshrink",
-           "softsign", "tanhshrink", "softmin", "avg_pool1d", "adaptive_avg_pool1d", "pairwise_distance"]
+           "softsign", "tanhshrink", "softmin", "avg_pool1d", "adaptive_avg_pool1d", "pairwise_distance",
+           "soft_margin_loss", "hinge_embedding_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
+           "gaussian_nll_loss", "triplet_margin_loss"]
 
 
 # --- reduction and broadcasting helpers (PyTorch: torch/nn/_reduction.py, torch/functional.py) 
@@ -1028,3 +1030,106 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     """The p-norm of x1 - x2 + eps along the last dim (ATen's ``pairwise_distance``)."""
     innermost_dim = max(x1.dim(), x2.dim()) - 1
     return (x1 - x2 + eps).norm(p, innermost_dim, keepdim=keepdim)
+
+
+# --- issue 14: the margin and likelihood losses of torch.nn ----------------------------------------
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    reduction = _reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+                     reduction: str = "mean") -> Tensor:
+    """log(1 + exp(-target * input)), targets ±1."""
+    return _robust.soft_margin_loss(input, target, _legacy_reduction(size_average, reduce, reduction))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: bool | None = None,
+                         reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """input where target is 1, max(0, margin - input) where it is -1 (input: a distance)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    zeros = input.detach() * 0
+    output_margin = ops.where(target != 1, _robust.clamp_min(margin - input, 0), zeros)
+    output_self = ops.where(target != -1, input, zeros)
+    return _apply_loss_reduction(output_margin + output_self, reduction)
+
+
+def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                size_average: bool | None = None, reduce: bool | None = None,
+                                reduction: str = "mean") -> Tensor:
+    """One binary cross entropy per class (targets 0/1), averaged over the classes."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)  # one loss per sample
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _apply_loss_reduction(loss, reduction)
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
+                     size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
+                     reduction: str = "mean") -> Tensor:
+    """The negative log-likelihood of counts ``target`` under a Poisson of rate ``exp(input)``
+    (or ``input`` itself, ``log_input=False``); ``full`` adds Stirling's term for log(target!)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_get_string(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        stirling_term = target * target.log() - target + 0.5 * (2 * np.pi * target).log()
+        loss = loss + stirling_term.masked_fill(target <= 1, 0)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: bool = False, eps: float = 1e-6,
+                      reduction: str = "mean") -> Tensor:
+    """The negative log-likelihood of ``target`` under N(input, var): 0.5 (log var + (input -
+    target)² / var), var clamped to ``eps`` (the clamp not differentiated)."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        elif input.dim() == var.dim() and sum(y for x, y in zip(input.size(), var.size()) if x != y) == 1:
+            pass  # heteroscedastic: one variance for a dim of size 1
+        else:
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * np.log(2 * np.pi)
+    return _apply_loss_reduction(loss, reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance
+    (``swap``: the smaller of d(a, n) and d(p, n))."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
+                           f"{negative.dim()}D inputs")
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = ops.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+    return _apply_loss_reduction(_robust.clamp_min(margin + dist_pos - dist_neg, 0), reduction)

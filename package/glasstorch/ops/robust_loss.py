@@ -1,5 +1,5 @@
-"""The robust regression losses, ``huber_loss`` and ``smooth_l1_loss``, and the ``clamp_min``
-the margin losses end with. Mirrors aten/src/ATen/native/Loss.cpp and the formulas of
+"""The robust regression losses, ``huber_loss`` and ``smooth_l1_loss``, the logistic
+``soft_margin_loss``, and the ``clamp_min`` the margin losses end with. Mirrors aten/src/ATen/native/Loss.cpp and the formulas of
 tools/autograd/derivatives.yaml.
 
 Both losses are quadratic near zero and linear beyond a threshold, so one outlier cannot
@@ -18,6 +18,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
+from ._nn_checks import _check_not_differentiable
 from ._util import compute_requires_grad, set_history
 from .loss import _REDUCTIONS, _check_reduction, _reduce
 
@@ -99,5 +100,36 @@ def clamp_min(input: Tensor, min: float) -> Tensor:
     if compute_requires_grad(input):
         node = ClampMinBackward0(input)
         node.self_, node.min = SavedTensor(input), min
+        set_history(out, node)
+    return out
+
+
+class SoftMarginLossBackward0(Node):
+    """loss = log(1 + exp(-target * self)): grad_self = -target * sigmoid(-target * self) * grad
+    (/ N for 'mean'); target gets no gradient (as in PyTorch's formula)."""
+
+    self_: SavedTensor
+    target_: SavedTensor
+    reduction: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        x, target = self._saved_self, self._saved_target
+        slope = -target * (-target * x).sigmoid()
+        if self.reduction == _REDUCTIONS.index("mean"):
+            slope = slope / slope.numel()
+        return grad * slope, None
+
+
+def soft_margin_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """The logistic loss of a two-class classification with targets ±1: log(1 + exp(-y x))."""
+    _check_not_differentiable(target, "target", "soft_margin_loss")
+    _check_reduction(reduction)
+    z = -target._data * input._data
+    values = np.logaddexp(0, z)  # log(1 + exp(z)) without overflow
+    out = _wrap(_reduce(values.astype(input._data.dtype, copy=False), reduction))
+    if compute_requires_grad(input, target):
+        node = SoftMarginLossBackward0(input, target)
+        node.self_, node.target_ = SavedTensor(input), SavedTensor(target)
+        node.reduction = _REDUCTIONS.index(reduction)
         set_history(out, node)
     return out
