@@ -1,4 +1,5 @@
-"""Lazy modules against PyTorch 2.13: LazyLinear, LazyConv1d/2d/3d, LazyBatchNorm1d/2d/3d.
+"""Lazy modules against PyTorch 2.13: LazyLinear, LazyConv1d/2d/3d, LazyConvTranspose1d/2d/3d,
+LazyBatchNorm1d/2d/3d.
 
 A Lazy layer holds UninitializedParameters until its first call; the forward pre-hook then
 materialises them from the input's shape and the module becomes the ordinary layer."""
@@ -23,6 +24,9 @@ LAZY = [
     ("LazyBatchNorm1d", (), (4, 3)),
     ("LazyBatchNorm2d", (), (4, 3, 2, 2)),
     ("LazyBatchNorm3d", (), (2, 3, 2, 2, 2)),
+    ("LazyConvTranspose1d", (4, 3), (2, 3, 5)),
+    ("LazyConvTranspose2d", (4, 3, 2), (1, 3, 4, 4)),
+    ("LazyConvTranspose3d", (2, 2), (3, 2, 2, 2)),  # unbatched
 ]
 
 

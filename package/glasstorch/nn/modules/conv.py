@@ -30,7 +30,7 @@ from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
-           "LazyConv2d", "LazyConv3d"]
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 
 def _ntuple(n: int, name: str) -> Any:
@@ -378,6 +378,50 @@ class LazyConv3d(_LazyConvXdMixin, Conv3d):
     """A Conv3d whose ``in_channels`` is taken from its first input."""
 
     cls_to_become = Conv3d
+
+    def _get_num_spatial_dims(self) -> int:
+        return 3
+
+
+class _LazyConvTransposeXdMixin(_LazyConvXdMixin):
+    """The Lazy transposed convolutions: the transposed layers' arguments, ``in_channels`` from
+    the first input, the weight (in_channels, out_channels / groups, *kernel)."""
+
+    def __init__(self, out_channels: int, kernel_size: Any, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, bias: bool = True, dilation: Any = 1,
+                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        # (skip _LazyConvXdMixin's __init__, which takes a convolution's arguments)
+        LazyModuleMixin.__init__(self, 0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
+                                 padding_mode, **factory_kwargs)
+        self.weight = UninitializedParameter(**factory_kwargs)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(**factory_kwargs)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeXdMixin, ConvTranspose1d):
+    """A ConvTranspose1d whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = ConvTranspose1d
+
+    def _get_num_spatial_dims(self) -> int:
+        return 1
+
+
+class LazyConvTranspose2d(_LazyConvTransposeXdMixin, ConvTranspose2d):
+    """A ConvTranspose2d whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = ConvTranspose2d
+
+    def _get_num_spatial_dims(self) -> int:
+        return 2
+
+
+class LazyConvTranspose3d(_LazyConvTransposeXdMixin, ConvTranspose3d):
+    """A ConvTranspose3d whose ``in_channels`` is taken from its first input."""
+
+    cls_to_become = ConvTranspose3d
 
     def _get_num_spatial_dims(self) -> int:
         return 3
