@@ -227,3 +227,29 @@ def test_second_backward_through_copy_slices_is_refused():
         y.sum().backward()
         with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
             y.sum().backward()
+
+
+def test_views_whose_history_cannot_be_rewritten_are_refused():
+    """PyTorch's handle_view_on_rebase: one output of split/chunk/unbind (or a view of it), and a
+    view made in no_grad mode of a tensor that requires grad, changed in place with grad mode on."""
+    multi = "Output {} of {} is a view and is being modified inplace. This view is the output of a function that returns multiple views."
+    for lib in (gt, torch):
+        y = _leaf(lib, (4, 3)) * 1
+        for change, position, name in ((lambda: y.split(2)[1].mul_(2), 1, "Split"),
+                                       (lambda: y.chunk(2)[1][1].zero_(), 0, "Select"),
+                                       (lambda: y.split([1, 3])[1].add_(1), 1, "SplitWithSizes"),
+                                       (lambda: y.unbind(1)[2].add_(1), 2, "Unbind")):
+            with pytest.raises(RuntimeError, match=multi.format(position, name)):
+                change()
+        with lib.no_grad():
+            row = y[0]
+            row.mul_(2)  # inside no_grad: allowed, not recorded
+            piece = y.split(2)[0]
+            piece.mul_(2)
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace with grad mode enabled"):
+            row.mul_(2)
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace with grad mode enabled"):
+            row.add_(lib.ones(3))
+        plain = lib.ones(4, 3)
+        plain.split(2)[0].mul_(2)  # nothing requires grad: nothing to refuse
+        assert plain.sum().item() == 18

@@ -150,6 +150,7 @@ class Tensor:
     _grad_accumulator_ref = None  # weakref to this leaf's AccumulateGrad
     _base: "Tensor | None" = None  # the tensor this one is a view of
     _view_version = 0  # a view: the version of its memory when its grad_fn was made (ops/inplace.py)
+    _creation_meta = None  # a view that may not be changed in place with grad mode on (ops/shape.py)
     output_nr = 0
     __array_priority__ = 1000  # numpy_scalar * tensor -> Tensor.__rmul__, not numpy's
 

@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes, storage
+from .._autograd_state import _GradMode
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node
@@ -103,7 +104,10 @@ def apply_inplace(tensor: Tensor, out_of_place: Callable, *args: Any, **kwargs: 
     """Run ``out_of_place(tensor, *args)`` and store its result in ``tensor`` itself."""
     check_inplace(tensor)
     fills = _has_internal_overlap(tensor._data) and _fills_one_value(out_of_place, args)
-    if not compute_requires_grad(tensor, *args, *kwargs.values()):
+    recording = compute_requires_grad(tensor, *args, *kwargs.values())
+    if tensor._creation_meta is not None:
+        handle_view_on_rebase(tensor, recording)
+    if not recording:
         return _write(tensor, out_of_place(_wrap(tensor._data), *args, **kwargs)._data, fills)
     is_view = tensor._base is not None
     if is_view and tensor._view_version != tensor._version_counter[0]:
@@ -117,6 +121,32 @@ def apply_inplace(tensor: Tensor, out_of_place: Callable, *args: Any, **kwargs: 
     else:
         _rebase_history(tensor, result.grad_fn)
     return tensor
+
+
+def handle_view_on_rebase(view: Tensor, recording: bool) -> None:
+    """PyTorch's refusals of an in-place change through a view whose history cannot be rewritten
+    (``handle_view_on_rebase`` in ``torch/csrc/autograd/variable.cpp``): a view made in no_grad mode
+    of a tensor that requires grad, changed with grad mode on (PyTorch counts such a view as
+    requiring grad), and one output of an op that returns several views, changed with recording."""
+    meta = view._creation_meta
+    if meta == shape.NO_GRAD_MODE:
+        if not _GradMode.enabled:
+            return
+        raise RuntimeError(
+            "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+            "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+            "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside "
+            "(if you want the inplace to be tracked).")
+    if not recording:
+        return
+    position, name = meta
+    current = None if view.grad_fn is None else view.grad_fn.name().rsplit("Backward", 1)[0]
+    if current is not None and current != name:  # a view of the piece: PyTorch names the piece's own view op
+        position, name = 0, current
+    raise RuntimeError(
+        f"Output {position} of {name} is a view and is being modified inplace. This view is the output of a function "
+        "that returns multiple views. Such functions do not allow the output views to be modified inplace. You should "
+        "replace the inplace operation by an out-of-place one.")
 
 
 def _rebase_view_history(view: Tensor, fn: Node) -> None:
@@ -173,6 +203,8 @@ def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callabl
     """``tensor = ufunc(tensor, other)`` straight into the tensor's memory when nothing is recorded."""
     if compute_requires_grad(tensor, other):
         return apply_inplace(tensor, out_of_place, other, **kwargs)
+    if tensor._creation_meta is not None:
+        handle_view_on_rebase(tensor, False)
     target = _writable_memory(tensor)
     value = data_of(other)
     if not (isinstance(value, np.ndarray) and value.dtype == tensor._data.dtype):  # else: same dtype, nothing to check

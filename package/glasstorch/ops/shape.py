@@ -14,6 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import storage
+from .._autograd_state import _GradMode
 from .._tensor import Tensor, _normalize_dim, _wrap
 from ..autograd.graph import Node
 from ..dtypes import promoted_values
@@ -27,7 +28,17 @@ def view_of(input: Tensor, data: np.ndarray) -> Tensor:
     out._version_counter = input._version_counter
     out._base = input if input._base is None else input._base
     out._view_version = input._version_counter[0]  # its grad_fn describes the memory as it is now
+    if input._creation_meta is not None:
+        out._creation_meta = input._creation_meta  # a view of such a view inherits it, as PyTorch's propagate_creation_meta
+    elif input._requires_grad and not _GradMode.enabled:
+        out._creation_meta = NO_GRAD_MODE
     return out
+
+
+# How a view was made, when that forbids changing it in place with grad mode on (PyTorch's
+# CreationMeta, checked by handle_view_on_rebase in ops/inplace.py): None, NO_GRAD_MODE, or
+# (output number, op name) for one output of an op that returns several views (split, unbind).
+NO_GRAD_MODE = "no_grad_mode"
 
 
 def _sizes(size: tuple) -> tuple:
@@ -517,9 +528,11 @@ class SplitWithSizesBackward0(_PieceBackward):
     split_sizes: list
 
 
-def _piece(input: Tensor, key: tuple, node_class: type, saved: dict) -> Tensor:
-    """The view ``input[key]``, recorded as ``node_class`` holding ``saved``."""
+def _piece(input: Tensor, key: tuple, node_class: type, saved: dict, position: int) -> Tensor:
+    """The view ``input[key]``, output ``position`` of a split, recorded as ``node_class`` holding ``saved``."""
     out = view_of(input, input._data[key])
+    if out._creation_meta is None:
+        out._creation_meta = (position, node_class.__name__[:-len("Backward0")])
     if compute_requires_grad(input):
         node = node_class(input)
         node._key, node._self_shape = key, input._data.shape
@@ -531,8 +544,8 @@ def _piece(input: Tensor, key: tuple, node_class: type, saved: dict) -> Tensor:
 def _pieces(input: Tensor, sizes: list, axis: int, node_class: type, saved: dict) -> tuple:
     """Views of ``input`` cut along ``axis`` into pieces of ``sizes``."""
     starts = np.concatenate([[0], np.cumsum(sizes)]).tolist()
-    return tuple(_piece(input, (slice(None),) * axis + (slice(start, start + size),), node_class, saved)
-                 for start, size in zip(starts, sizes))
+    return tuple(_piece(input, (slice(None),) * axis + (slice(start, start + size),), node_class, saved, i)
+                 for i, (start, size) in enumerate(zip(starts, sizes)))
 
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
@@ -569,7 +582,7 @@ class UnbindBackward0(_PieceBackward):
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along ``dim``, each without that dim (views)."""
     axis = _normalize_dim(dim, input._data.ndim)
-    return tuple(_piece(input, (slice(None),) * axis + (i,), UnbindBackward0, {"dim": axis})
+    return tuple(_piece(input, (slice(None),) * axis + (i,), UnbindBackward0, {"dim": axis}, i)
                  for i in range(input._data.shape[axis]))
 
 
