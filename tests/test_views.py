@@ -210,3 +210,19 @@ def test_stacking_functions_as_pytorch():
     x = gt.tensor(m, requires_grad=True)
     assert gradcheck(lambda x: gt.column_stack([x[0], x[1] * 2, x.t()[:, :1]]), (x,))
     assert gradcheck(lambda x: gt.dstack([x, x.exp()]), (x,))
+
+
+def test_view_as_another_dtype_reads_the_same_bytes():
+    for lib in (gt, torch):
+        x = lib.arange(6.0).reshape(2, 3)
+        bits = x.view(lib.int32)
+        assert bits[0, 1].item() == 0x3F800000 and bits.stride() == (3, 1) and not bits._is_view()
+        assert bits.data_ptr() == x.data_ptr() and not bits.requires_grad
+        part = x[:, 1:].view(lib.int16)
+        assert (tuple(part.shape), part.stride(), part.storage_offset()) == ((2, 4), (6, 1), 2)
+        with pytest.raises(RuntimeError, match=r"self.size\(-1\) must be divisible by 2 to view Float as Double \(different element sizes\), but got 3"):
+            x.view(lib.float64)
+        with pytest.raises(RuntimeError, match=r"self.stride\(-1\) must be 1 to view Float as Half \(different element sizes\), but got 3"):
+            x.t().view(lib.float16)
+        bits.add_(1)  # one more in the lowest bit of each float
+        assert x._version == 1 and x[0, 1].item() == pytest.approx(1.0 + 2 ** -23)

@@ -100,13 +100,30 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
 def view(input: Tensor, *shape: Any) -> Tensor:
     """Like ``reshape`` but never copies: an error if the memory layout does not allow a view."""
     if len(shape) == 1 and hasattr(shape[0], "numpy_dtype"):
-        raise NotImplementedError("glasstorch does not reinterpret memory as another dtype: use .to(dtype)")
+        return view_as_dtype(input, shape[0])
     shape = _sizes(shape)
     out = view_of(input, _reshape_values(input, shape, copy_allowed=False))
     if compute_requires_grad(input):
         node = ViewBackward0(input)
         node.self_sym_sizes = input._data.shape
         set_history(out, node)
+    return out
+
+
+def view_as_dtype(input: Tensor, dtype: Any) -> Tensor:
+    """``x.view(dtype)``: the same bytes read as another dtype (the bits of a float as an int32).
+    With a different element size the last dim must be contiguous and its bytes divisible. It
+    shares memory and version counter but is not a differentiable view (no ``_base``, no grad)."""
+    data, itemsize = input._data, dtype.itemsize
+    if itemsize != data.itemsize:
+        names = f"{input.dtype.legacy_name[:-6]} as {dtype.legacy_name[:-6]} (different element sizes)"
+        size, stride = (data.shape[-1], data.strides[-1] // data.itemsize) if data.ndim else (1, 1)
+        if stride != 1 and size != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {stride}")
+        if itemsize > data.itemsize and size * data.itemsize % itemsize:
+            raise RuntimeError(f"self.size(-1) must be divisible by {itemsize // data.itemsize} to view {names}, but got {size}")
+    out = _wrap(data.view(dtype.numpy_dtype))
+    out._version_counter = input._version_counter
     return out
 
 
