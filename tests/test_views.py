@@ -226,3 +226,10 @@ def test_view_as_another_dtype_reads_the_same_bytes():
             x.t().view(lib.float16)
         bits.add_(1)  # one more in the lowest bit of each float
         assert x._version == 1 and x[0, 1].item() == pytest.approx(1.0 + 2 ** -23)
+
+
+def test_a_tensor_without_elements_has_data_ptr_zero():
+    for lib in (gt, torch):
+        empty = lib.empty(0)
+        assert empty.data_ptr() == 0 and empty.untyped_storage().data_ptr() == 0
+        assert empty.untyped_storage().nbytes() == 0 and lib.arange(4.0)[4:].data_ptr() == 0

@@ -283,8 +283,9 @@ class Tensor:
         return _storage.untyped_storage(self._data)
 
     def data_ptr(self) -> int:
-        """The address of the first element (a view's differs from its base's by offset * itemsize)."""
-        return _storage.address(self._data)
+        """The address of the first element (a view's differs from its base's by offset * itemsize);
+        0 for a tensor without elements, as in PyTorch."""
+        return _storage.address(self._data) if self._data.size else 0
 
     def _is_view(self) -> builtins.bool:
         """Was this tensor made by a view op (``_base`` is the tensor whose memory it shows)?"""

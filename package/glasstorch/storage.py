@@ -94,7 +94,7 @@ class UntypedStorage:
         self._bytes = storage_bytes(root)
 
     def data_ptr(self) -> int:
-        return address(self._root)
+        return address(self._root) if self._bytes.size else 0
 
     def nbytes(self) -> int:
         return self._bytes.size
