@@ -253,3 +253,11 @@ def test_views_whose_history_cannot_be_rewritten_are_refused():
         plain = lib.ones(4, 3)
         plain.split(2)[0].mul_(2)  # nothing requires grad: nothing to refuse
         assert plain.sum().item() == 18
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_second_derivatives_by_finite_differences(name):
+    """CopySlices and AsStridedBackward0 compute their backward with recorded ops: create_graph works."""
+    from glasstorch.testing import gradgradcheck
+
+    assert gradgradcheck(lambda x: PROGRAMS[name](gt, x), (_leaf(gt, (3, 4)),))
