@@ -72,6 +72,17 @@ CASES = {
     "iadd_pairs": ([A34], lambda lib, a: _iadd(a * 1, (lib.tensor([0, 1, 2]), lib.tensor([1, 1, 3])), 2.0), True),
     # --- elementwise ---------------------------------------------------------------------------
     "log10": ([positive((3, 4))], lambda lib, a: lib.log10(a), True),
+    # what d2l and the tutorials use (found by running them: issue 14)
+    "tan": ([A34 * 0.4], lambda lib, a: lib.tan(a), True),
+    "sinh": ([A34], lambda lib, a: lib.sinh(a), True),
+    "cosh": ([A34], lambda lib, a: a.cosh(), True),
+    "asinh": ([A34], lambda lib, a: lib.asinh(a), True),
+    "acosh": ([positive((3, 4)) + 1.5], lambda lib, a: lib.arccosh(a), True),
+    "atanh": ([A34 * 0.3], lambda lib, a: a.atanh(), True),
+    "sinh_": ([A34], lambda lib, a: (a * 1).sinh_(), True),
+    "clamp_tensor_bounds": ([A34, A34[0] - 0.2, A34[1] + 0.3], lambda lib, a, lo, hi: lib.clamp(a, min=lo, max=hi), True),
+    "clamp_tensor_min_only": ([A34, A34[:, :1] * 0.5 + 0.1], lambda lib, a, lo: a.clamp(min=lo), True),
+    "clamp_min_above_max": ([A34, A34 * 0 + 1.0, A34 * 0 - 1.0], lambda lib, a, lo, hi: lib.clamp(a, lo, hi), True),
     "log2_method": ([positive((3, 4))], lambda lib, a: a.log2(), True),
     "log1p": ([positive((3, 4))], lambda lib, a: a.log1p(), True),
     "expm1": ([A34], lambda lib, a: lib.expm1(a), True),
@@ -684,3 +695,18 @@ def test_scatter_with_reduce_records_pytorchs_node_without_a_derivative():
 
     got, want = run_both(program)
     assert got == want == ("NotImplemented", True)
+
+
+
+def test_factories_take_size_as_a_keyword_as_d2l_writes_them():
+    for name in ("rand", "randn", "zeros", "ones", "empty"):
+        assert getattr(gt, name)(size=(2, 3)).shape == getattr(torch, name)(size=(2, 3)).shape == (2, 3)
+    with pytest.raises(TypeError, match="multiple values for argument 'size'"):
+        gt.zeros(2, size=(2, 3))
+
+
+def test_a_float_given_with_dtype_float64_is_not_rounded_through_float32():
+    # PyTorch converts Python floats straight to the requested dtype
+    assert gt.tensor([0.3, 1e-30], dtype=gt.float64).tolist() == torch.tensor([0.3, 1e-30], dtype=torch.float64).tolist()
+    assert gt.tensor([[0.1]], dtype=gt.float64).item() == 0.1
+    assert gt.tensor([0.1]).dtype is gt.float32 and gt.tensor([1.7], dtype=gt.int64).tolist() == [1]

@@ -31,9 +31,11 @@ def _finish(data: np.ndarray, dtype: Any, device: Any, requires_grad: bool) -> T
     return out
 
 
-def _infer(data: Any) -> np.ndarray:
+def _infer(data: Any, dtype: Any = None) -> np.ndarray:
     """Python data to a numpy array with PyTorch's dtype inference: bools stay bool, integers
-    become int64, floats become the default dtype (float32). numpy arrays keep their dtype."""
+    become int64, floats become the default dtype (float32). numpy arrays keep their dtype.
+    With ``dtype`` given, Python floats are converted to it straight from float64, never through
+    float32 (``tensor([0.3], dtype=float64)`` holds 0.3 exactly)."""
     if isinstance(data, np.ndarray):
         dtypes.from_numpy_dtype(data.dtype)  # PyTorch's error for an unsupported dtype
         return data.copy()
@@ -46,7 +48,7 @@ def _infer(data: Any) -> np.ndarray:
     if array.dtype == object or array.dtype.kind in "USV":
         raise TypeError(f"new(): invalid data type '{_first_leaf_type(data)}'")
     if array.dtype.kind == "f":
-        return array.astype(dtypes.get_default_dtype().numpy_dtype)
+        return array if dtype is not None else array.astype(dtypes.get_default_dtype().numpy_dtype)
     if array.dtype.kind in "iu":
         return array.astype(np.int64)
     return array
@@ -97,7 +99,7 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         )
         array = data._data.copy()
     else:
-        array = _infer(data)
+        array = _infer(data, dtype)
     return _finish(array, dtype, device, requires_grad)
 
 
@@ -129,25 +131,35 @@ def _size(size: tuple) -> tuple:
     return tuple(builtins.int(n) for n in size)
 
 
+def _shape_arg(sizes: tuple, size: Any) -> tuple:
+    """The size given by position (``zeros(2, 3)``, ``zeros((2, 3))``) or by keyword
+    (``zeros(size=(2, 3))``, as d2l writes ``torch.rand(size=(2, 4))``)."""
+    if size is not None:
+        if sizes:
+            raise TypeError("got multiple values for argument 'size'")
+        sizes = (size,)
+    return _size(sizes)
+
+
 def _float_dtype(dtype: Any) -> Any:
     return dtypes.get_default_dtype() if dtype is None else dtypes.canonical(dtype)
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     try:
-        shape = _size(size)
+        shape = _shape_arg(sizes, size)
     except RuntimeError:  # PyTorch's zeros has its own message; the other factories say "negative dimension"
         raise RuntimeError("zeros: Dimension size must be non-negative.") from None
     return _finish(np.zeros(shape, _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_size(size), _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
+def ones(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(_shape_arg(sizes, size), _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty(*sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """PyTorch leaves the memory uninitialised; glasstorch fills it with zeros (reproducible)."""
-    return _finish(np.zeros(_size(size), _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
+    return _finish(np.zeros(_shape_arg(sizes, size), _float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 
 def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None,
@@ -194,15 +206,15 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, 
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 
-def rand(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
-    values = _generator_of(generator).uniform(0.0, 1.0, _size(size))
+    values = _generator_of(generator).uniform(0.0, 1.0, _shape_arg(sizes, size))
     return _finish(values.astype(_float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 
-def randn(*size: Any, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(*sizes: Any, size: Any = None, generator: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Standard normal (mean 0, standard deviation 1)."""
-    values = _generator_of(generator).normal(0.0, 1.0, _size(size))
+    values = _generator_of(generator).normal(0.0, 1.0, _shape_arg(sizes, size))
     return _finish(values.astype(_float_dtype(dtype).numpy_dtype), None, device, requires_grad)
 
 

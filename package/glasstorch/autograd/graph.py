@@ -166,8 +166,8 @@ class Node:
     _post_hooks: dict | None = None  # the Node's post-hooks (grad_fn.register_hook)
     _anomaly_trace: list | None = None  # anomaly mode: the stack of the forward call that made this Node
 
-    _saved_fields: tuple = ()  # every saved name this class declares (set by __init_subclass__)
-    _saved_variables: tuple = ()  # those of them that hold a SavedTensor
+    _declared_fields: tuple = ()  # every saved name this class declares (set by __init_subclass__)
+    _declared_tensors: tuple = ()  # those of them that hold a SavedTensor
 
     def __init__(self, *inputs: Any) -> None:
         # one edge per input: the producer's Node, a leaf's AccumulateGrad, or None
@@ -183,9 +183,9 @@ class Node:
         declared = []
         for klass in reversed(cls.__mro__[:cls.__mro__.index(Node)]):
             declared += [name for name in vars(klass).get("__annotations__", {}) if not name.startswith("_")]
-        cls._saved_fields = tuple(dict.fromkeys(declared))
-        cls._saved_variables = tuple(name for name in cls._saved_fields if name.endswith("_"))
-        for name in cls._saved_fields:
+        cls._declared_fields = tuple(dict.fromkeys(declared))
+        cls._declared_tensors = tuple(name for name in cls._declared_fields if name.endswith("_"))
+        for name in cls._declared_fields:
             if not hasattr(cls, name):
                 setattr(cls, name, None)  # not saved (yet): reads as None, as in PyTorch
             public = "_saved_" + name.rstrip("_")
@@ -205,7 +205,7 @@ class Node:
 
     def __getattr__(self, name: str) -> Any:
         # grad_fn._raw_saved_self: the SavedTensor itself, as PyTorch exposes it
-        if name.startswith("_raw_saved_") and name[11:] + "_" in type(self)._saved_fields:
+        if name.startswith("_raw_saved_") and name[11:] + "_" in type(self)._declared_fields:
             return getattr(self, name[11:] + "_")
         raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
 
@@ -213,7 +213,7 @@ class Node:
     def named_saved_tensors(self) -> list:
         """``(name, SavedTensor)`` for every tensor this Node saved (for pictures)."""
         named = []
-        for name in type(self)._saved_fields:
+        for name in type(self)._declared_fields:
             value = getattr(self, name) if name.endswith("_") else None
             if type(value) is SavedTensorList:
                 named += [(name, saved) for saved in value if saved is not None]
@@ -223,7 +223,7 @@ class Node:
 
     def release_variables(self) -> None:
         """Free what was saved: called by the engine after backward unless retain_graph=True."""
-        for name in self._saved_variables:
+        for name in self._declared_tensors:
             saved = getattr(self, name)
             if saved is not None:
                 saved.release()  # unpack() now raises the second-backward error

@@ -18,8 +18,8 @@ from .shape import cat, concat, concatenate, expand, flatten, permute, reshape, 
 from .einsum import einsum
 from .indexing import argwhere, masked_select, nonzero
 from .linalg import baddbmm, bmm, cross, ger, outer
-from .pointwise import (acos, arctan2, asin, atan, atan2, ceil, expm1, fix, floor, frac, log1p, log2, log10, round,
-                        rsqrt, square, trunc)
+from .pointwise import (acos, acosh, arctan2, asin, asinh, atan, atan2, atanh, ceil, cosh, expm1, fix, floor, frac,
+                        log1p, log2, log10, round, rsqrt, sinh, square, tan, trunc)
 from .random_ops import bernoulli, multinomial, normal
 from .reduction import cumprod, cumsum, logsumexp, norm, prod, std
 from .scatter_gather import gather, index_add, index_select, scatter, scatter_add, take_along_dim
@@ -41,6 +41,7 @@ multiply = mul
 divide = true_divide = div
 
 arccos, arcsin, arctan = acos, asin, atan
+arccosh, arcsinh, arctanh = acosh, asinh, atanh
 
 # PyTorch's argument conventions (ops/_arguments.py): numpy's axis=/keepdims= wherever an op has a
 # dim, and out= on the common functions

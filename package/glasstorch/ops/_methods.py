@@ -99,6 +99,8 @@ _UNARY = {name: getattr(pointwise, name) for name in (
     "log10", "log2", "log1p", "expm1", "asin", "acos", "atan", "ceil", "floor", "round", "trunc", "frac", "rsqrt",
     "square")}
 _UNARY.update(arcsin=pointwise.asin, arccos=pointwise.acos, arctan=pointwise.atan, fix=pointwise.trunc)
+_UNARY.update({name: getattr(pointwise, name) for name in ("tan", "sinh", "cosh", "asinh", "acosh", "atanh")})
+_UNARY.update(arcsinh=pointwise.asinh, arccosh=pointwise.acosh, arctanh=pointwise.atanh)
 
 _TENSOR_API_METHODS = {
     **_UNARY,

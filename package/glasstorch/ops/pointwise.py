@@ -186,7 +186,8 @@ def _inside(data: np.ndarray, low: Any, high: Any) -> np.ndarray:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A002 - PyTorch's names
     if min is None and max is None:
         raise RuntimeError("glasstorch.clamp: At least one of 'min' or 'max' must not be None")
-    min, max = _number(min), _number(max)
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(input, min, max)
     target = dtypes.result_type(input, *(b for b in (min, max) if b is not None)).numpy_dtype
     values = np.clip(input._data.astype(target, copy=False), min, max).astype(target, copy=False)  # (bfloat16 clips to float32)
     out = _unary(input, values, ClampBackward1, save_input=True)
@@ -195,9 +196,53 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:  # noqa: A
     return out
 
 
-def _number(value: Any) -> Any:
-    """clamp bounds: numbers (a one-element tensor is read as its number)."""
-    return value.item() if isinstance(value, Tensor) else value
+class ClampBackward0(Node):
+    """clamp with tensor bounds, out = minimum(maximum(self, min), max) elementwise: each place's
+    gradient goes to whichever of self, min and max gave its value (max wins where min > max)."""
+
+    self_: SavedTensor
+    min_: SavedTensor
+    max_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        from_self, from_min, from_max = _clamp_sources(self._saved_self, self._saved_min, self._saved_max)
+        return (grad * _wrap(from_self),
+                grad * _wrap(from_min) if self.needs_input_grad(1) else None,
+                grad * _wrap(from_max) if self.needs_input_grad(2) else None)
+
+
+def _clamp_sources(self_: Tensor, low: Tensor | None, high: Tensor | None) -> tuple:
+    """Three masks: where the clamp's value came from self, from min, from max."""
+    x = self_._data
+    from_max = np.zeros(x.shape, bool) if high is None else x > high._data
+    if low is not None and high is not None:
+        from_max = from_max | (low._data > high._data)
+    from_min = np.zeros(x.shape, bool) if low is None else (x < low._data) & ~from_max
+    return ~(from_min | from_max), from_min, from_max
+
+
+def _clamp_tensor(input: Tensor, min: Tensor | None, max: Tensor | None) -> Tensor:  # noqa: A002
+    """The clamp whose bounds are tensors (they broadcast, as in PyTorch)."""
+    low, high = _as_bound(input, min), _as_bound(input, max)
+    values = input._data
+    if low is not None:
+        values = np.maximum(values, low._data)
+    if high is not None:
+        values = np.minimum(values, high._data)
+    out = _wrap(np.asarray(values, dtype=dtypes.result_type(input, *(b for b in (low, high) if b is not None)).numpy_dtype))
+    if compute_requires_grad(input, low, high):
+        node = ClampBackward0(input, low, high)
+        node.self_ = SavedTensor(input)
+        node.min_, node.max_ = (None if b is None else SavedTensor(b) for b in (low, high))
+        set_history(out, node)
+    return out
+
+
+def _as_bound(input: Tensor, bound: Any) -> Tensor | None:
+    """A clamp bound as a tensor of ``input``'s dtype (a number beside a tensor bound becomes one)."""
+    if bound is None or isinstance(bound, Tensor):
+        return bound
+    return _wrap(np.asarray(bound, dtype=input._data.dtype))
 
 
 # --- more elementwise functions (issue 14): logs in other bases, inverse trigonometry, rounding -----
@@ -306,6 +351,88 @@ class AtanBackward0(Node):
 
 def atan(input: Tensor) -> Tensor:
     return _unary(input, np.arctan(floating_data(input)), AtanBackward0, save_input=True)
+
+
+class TanBackward0(Node):
+    """d tan(x) = 1 + tan(x)**2 = 1 + result**2."""
+
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        result = self._saved_result
+        return (grad * (result * result + 1),)
+
+
+def tan(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.tan, floating_data(input)), TanBackward0, save_output=True)
+
+
+class SinhBackward0(Node):
+    """d sinh(x) = cosh(x)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * self._saved_self.cosh(),)
+
+
+def sinh(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.sinh, floating_data(input)), SinhBackward0, save_input=True)
+
+
+class CoshBackward0(Node):
+    """d cosh(x) = sinh(x)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * self._saved_self.sinh(),)
+
+
+def cosh(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.cosh, floating_data(input)), CoshBackward0, save_input=True)
+
+
+class AsinhBackward0(Node):
+    """d asinh(x) = 1 / sqrt(x**2 + 1)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (self_ * self_ + 1).sqrt(),)
+
+
+def asinh(input: Tensor) -> Tensor:
+    return _unary(input, np.arcsinh(floating_data(input)), AsinhBackward0, save_input=True)
+
+
+class AcoshBackward0(Node):
+    """d acosh(x) = 1 / sqrt(x**2 - 1)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (self_ * self_ - 1).sqrt(),)
+
+
+def acosh(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.arccosh, floating_data(input)), AcoshBackward0, save_input=True)
+
+
+class AtanhBackward0(Node):
+    """d atanh(x) = 1 / (1 - x**2)."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        return (grad / (1 - self_ * self_),)
+
+
+def atanh(input: Tensor) -> Tensor:
+    return _unary(input, _quiet(np.arctanh, floating_data(input)), AtanhBackward0, save_input=True)
 
 
 class Atan2Backward0(Node):

@@ -324,7 +324,7 @@ class _Drawer:
     def attr_lines(self, node: Node) -> list[str]:
         """What else a Node keeps for its backward (torchviz's show_attrs): alpha, dim, sizes ..."""
         lines = []
-        for name in type(node)._saved_fields:
+        for name in type(node)._declared_fields:
             value = getattr(node, name)
             if name.endswith("_") or value is None:
                 continue  # saved tensors are drawn as boxes of their own (show_saved)
