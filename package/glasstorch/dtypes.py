@@ -179,9 +179,11 @@ def promoted_values(*operands, floating: builtins.bool = False) -> tuple:
     costs more than the arithmetic on small tensors): where numpy already computes in PyTorch's
     dtype (two arrays of one dtype, a float array with a bool mask or with a Python number), the
     values are returned without asking ``result_type``."""
-    values = tuple(v._data if hasattr(v, "_data") else v for v in operands)
-    if len(values) == 2 and _numpy_agrees(values[0], values[1], floating):
-        return values
+    if len(operands) == 2:  # a binary op: the fast path
+        x, y = getattr(operands[0], "_data", operands[0]), getattr(operands[1], "_data", operands[1])
+        if _numpy_agrees(x, y, floating):
+            return x, y
+    values = tuple([getattr(v, "_data", v) for v in operands])
     result = result_type(*operands)
     if floating and not result.is_floating_point:
         result = get_default_dtype()

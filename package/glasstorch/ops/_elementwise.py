@@ -45,7 +45,7 @@ def broadcast_error(shape_a: tuple, shape_b: tuple) -> RuntimeError:
 def apply_binary(ufunc: Any, a: Any, b: Any, *, floating: bool = False, quiet: bool = False) -> np.ndarray:
     """``ufunc(a, b)`` with PyTorch's promotion and broadcasting errors. ``quiet=True`` for ops
     where inf and nan are ordinary results (1/0, (-1)**0.5): PyTorch returns them silently."""
-    low = _half_with_number(a, b) if ufunc is np.multiply or ufunc is np.true_divide else None
+    low = _half_with_number(a, b) if (ufunc is np.multiply or ufunc is np.true_divide) and type(a) is not type(b) else None
     if low is not None:
         # PyTorch's mul and div compute float16/bfloat16 times a Python number in float32 and round
         # once (add, sub and pow round the number to the tensor's dtype first, as numpy does)
