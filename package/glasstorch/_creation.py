@@ -31,11 +31,9 @@ def _finish(data: np.ndarray, dtype: Any, device: Any, requires_grad: bool) -> T
     return out
 
 
-def _infer(data: Any, dtype: Any = None) -> np.ndarray:
+def _infer(data: Any) -> np.ndarray:
     """Python data to a numpy array with PyTorch's dtype inference: bools stay bool, integers
-    become int64, floats become the default dtype (float32). numpy arrays keep their dtype.
-    With ``dtype`` given, Python floats are converted to it straight from float64, never through
-    float32 (``tensor([0.3], dtype=float64)`` holds 0.3 exactly)."""
+    become int64, floats become the default dtype (float32). numpy arrays keep their dtype."""
     if isinstance(data, np.ndarray):
         dtypes.from_numpy_dtype(data.dtype)  # PyTorch's error for an unsupported dtype
         return data.copy()
@@ -48,7 +46,7 @@ def _infer(data: Any, dtype: Any = None) -> np.ndarray:
     if array.dtype == object or array.dtype.kind in "USV":
         raise TypeError(f"new(): invalid data type '{_first_leaf_type(data)}'")
     if array.dtype.kind == "f":
-        return array if dtype is not None else array.astype(dtypes.get_default_dtype().numpy_dtype)
+        return array.astype(dtypes.get_default_dtype().numpy_dtype)
     if array.dtype.kind in "iu":
         return array.astype(np.int64)
     return array
@@ -99,7 +97,11 @@ def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool
         )
         array = data._data.copy()
     else:
-        array = _infer(data, dtype)
+        array = _infer(data)
+        if dtype is not None and array.dtype.kind == "f" and not isinstance(data, (np.ndarray, np.generic)):
+            # Python floats go straight to the dtype asked for, not through float32 first:
+            # tensor([0.3], dtype=float64) holds 0.3 exactly, as in PyTorch
+            array = np.array(_unwrap_nested(data), dtype=np.float64)
     return _finish(array, dtype, device, requires_grad)
 
 
