@@ -73,9 +73,11 @@ exercises:
 	@$(SETUP) course
 	$(BIN)/python -m glasstorch.course.generate solutions exercises
 
+# -I: the grader ignores PYTHON* variables and user site-packages. Each notebook runs in a sandbox
+# (bubblewrap); only your own exercises/ are graded without one where it is missing (with a note).
 grade:
 	@$(SETUP) course
-	$(BIN)/glasstorch-grade $(GRADE) $(GRADE_ARGS)
+	$(BIN)/python -I -m glasstorch.course.grade $(if $(filter exercises exercises/,$(GRADE)),--sandbox auto,) $(GRADE) $(GRADE_ARGS)
 
 clean:
 	rm -rf _build book/_exercises .pytest_cache .hypothesis .jupyter_cache test-artifacts package/*.egg-info

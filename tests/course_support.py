@@ -4,6 +4,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import os
 from pathlib import Path
 
 import nbformat
@@ -32,3 +33,48 @@ def notebook_namespace(path: Path) -> dict:
 
 def solution_paths() -> list[Path]:
     return sorted(SOLUTIONS.glob("[0-9][0-9]_*.ipynb"))
+
+
+# -- the grader's sandbox in tests ----------------------------------------------------------------
+
+def sandbox_required() -> bool:
+    """In CI (CI=true) or with GLASSTORCH_REQUIRE_SANDBOX=1, the sandbox tests must run: a machine
+    that cannot sandbox fails them instead of skipping them."""
+    return (os.environ.get("CI", "").lower() in ("true", "1", "yes")
+            or os.environ.get("GLASSTORCH_REQUIRE_SANDBOX", "") not in ("", "0"))
+
+
+def sandbox_reason() -> str | None:
+    """Why notebooks cannot be sandboxed on this machine (None: they can)."""
+    from glasstorch.course import grade_sandbox
+
+    support = grade_sandbox.support()
+    return None if support.usable else support.reason
+
+
+def require_sandbox() -> None:
+    """Skip the calling test (with the reason) where notebooks cannot be sandboxed; fail it in CI."""
+    import pytest
+
+    reason = sandbox_reason()
+    if reason is None:
+        return
+    message = f"the grader cannot sandbox notebooks here: {reason}"
+    if sandbox_required():
+        pytest.fail(message + " (CI=true or GLASSTORCH_REQUIRE_SANDBOX=1: the sandbox tests must run)")
+    print(message, "- skipping; install bubblewrap to run these tests")
+    pytest.skip(message)
+
+
+def grading_sandboxed() -> bool:
+    """For the grader's other tests: grade in the sandbox where it works; where it does not, fail
+    in CI, elsewhere say so and grade without it (those tests are not about the sandbox)."""
+    reason = sandbox_reason()
+    if reason is None:
+        return True
+    if sandbox_required():
+        import pytest
+
+        pytest.fail(f"the grader cannot sandbox notebooks here: {reason}")
+    print(f"the grader cannot sandbox notebooks here ({reason}): grading without it")
+    return False

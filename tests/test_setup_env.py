@@ -1,4 +1,5 @@
-"""tools/setup_env.py: two make commands started together on a fresh clone must not both build .venv."""
+"""tools/setup_env.py: two make commands started together on a fresh clone must not both build .venv;
+bubblewrap (the grader's sandbox) is installed with apt where it may be, else noted."""
 from __future__ import annotations
 
 import importlib.util
@@ -6,6 +7,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SETUP_ENV = ROOT / "tools" / "setup_env.py"
@@ -52,4 +55,26 @@ def test_an_uncontended_setup_enters_at_once_and_quietly(tmp_path, capsys):
         pass
     with setup_env.one_setup_at_a_time(tmp_path / ".venv.lock"):  # released on leaving
         pass
+    assert capsys.readouterr().out == ""
+
+
+def test_a_missing_bubblewrap_is_installed_with_apt_or_noted(monkeypatch, capsys):
+    setup_env = _load_setup_env()
+    monkeypatch.setattr(setup_env.sys, "platform", "linux")
+    monkeypatch.setattr(setup_env.shutil, "which", lambda name: None)
+    installed = []
+    monkeypatch.setattr(setup_env, "apt_install", lambda package: installed.append(package) or True)
+    monkeypatch.setattr(setup_env, "can_apt", lambda: True)
+    setup_env.ensure_bwrap()
+    assert installed == ["bubblewrap"]  # (and, still not on PATH here, the note follows)
+    monkeypatch.setattr(setup_env, "can_apt", lambda: False)
+    setup_env.ensure_bwrap()
+    assert installed == ["bubblewrap"] and "apt-get install -y bubblewrap" in capsys.readouterr().out
+
+
+def test_bubblewrap_is_not_asked_for_off_linux(monkeypatch, capsys):
+    setup_env = _load_setup_env()
+    monkeypatch.setattr(setup_env.sys, "platform", "darwin")
+    monkeypatch.setattr(setup_env, "apt_install", lambda package: pytest.fail("apt on macOS"))
+    setup_env.ensure_bwrap()
     assert capsys.readouterr().out == ""

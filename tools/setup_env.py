@@ -11,6 +11,8 @@ What it does, in order:
      with the install command for apt, brew, conda and winget;
      with the `test` extra, does the same for Chromium (the browser tests drive it), but a missing
      Chromium is not an error: it says so once, and the browser tests skip, saying how to install it;
+     on Linux, does the same for bubblewrap (`bwrap`, the grader's sandbox): missing, it is a note,
+     not an error (`make grade` still grades your own exercises/; others' notebooks need it);
   2. creates .venv with `python -m venv` if it does not exist;
   3. installs this package editable with the requested extras (`pip install -e .[course,...]`);
   4. registers the Jupyter kernel `glasstorch` inside .venv (the book's notebooks name it).
@@ -109,6 +111,25 @@ def ensure_dot() -> None:
             return
         fail("apt-get could not install graphviz, or `dot` is still not on PATH.\n" + DOT_HELP)
     fail(DOT_HELP)
+
+
+BWRAP_INSTALL = (
+    "install bubblewrap, the sandbox the grader runs each notebook in (Debian/Ubuntu: "
+    "`sudo apt-get install -y bubblewrap`; Fedora: `sudo dnf install bubblewrap`; Arch: "
+    "`sudo pacman -S bubblewrap`). Without it, `make grade` grades your own exercises/ unsandboxed "
+    "and refuses other people's notebooks"
+)
+
+
+def ensure_bwrap() -> None:
+    """bubblewrap for the grader's sandbox (Linux only): installed with apt-get where we may, else a note."""
+    if not sys.platform.startswith("linux") or shutil.which("bwrap"):
+        return
+    if can_apt():
+        say("bubblewrap is missing (the grader's sandbox); installing Debian's bubblewrap package with apt-get")
+        if apt_install("bubblewrap") and shutil.which("bwrap"):
+            return
+    say("NOTE: no `bwrap` found: " + BWRAP_INSTALL)
 
 
 def find_chromium() -> Optional[str]:
@@ -210,6 +231,7 @@ def main(argv: list) -> int:
 def set_up(extras: set) -> int:
     """Steps 1-4 of the module's docstring, for these extras."""
     ensure_dot()
+    ensure_bwrap()
     if "test" in extras:
         ensure_chromium()
 

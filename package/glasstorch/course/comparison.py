@@ -61,8 +61,16 @@ def _compare_floats(expected: float, got: Any, at: str, *, rtol: float, atol: fl
 
 
 def _compare_arrays(expected: np.ndarray, got: Any, at: str, *, rtol: float, atol: float) -> str | None:
-    if isinstance(got, (bool, int, float, list)):
-        got = np.asarray(got)  # a number or a list where an array was expected: judge the values
+    if isinstance(got, list):  # a list where an array was expected: its values, and their dtype too
+        try:
+            values = np.asarray(got)
+        except (TypeError, ValueError):  # ragged, or not numbers
+            return f"{at}expected an array of shape {expected.shape}, got a list that is not one: {_describe(got)}"
+        if values.dtype != expected.dtype:
+            return f"{at}expected an array of dtype {expected.dtype}, got a list (of {values.dtype} values)"
+        got = values
+    elif isinstance(got, (bool, int, float)):
+        got = np.asarray(got)  # a number where an array was expected: judge the value
     elif not isinstance(got, np.ndarray):
         return f"{at}expected an array of shape {expected.shape}, got {_describe(got)}"
     elif got.dtype != expected.dtype:

@@ -16,8 +16,9 @@ from .observation import dumps
 
 GRADING = "GLASSTORCH_GRADING"  # set in the kernel's environment while a notebook is graded
 
-# Far more than any honest observation; a bigger one is cut short rather than filling the disk.
-MAX_OBSERVATION_BYTES = 20_000_000
+# Far more than any honest observation (the largest, chapter 13's, are about 20 kB); a bigger one is
+# cut short rather than filling the disk, and the grader reads no more than this.
+MAX_OBSERVATION_BYTES = 8_000_000
 
 
 def collect(exercise_id: str, seed: int, path: str, namespace: dict[str, Any]) -> None:
@@ -27,11 +28,11 @@ def collect(exercise_id: str, seed: int, path: str, namespace: dict[str, Any]) -
     ex = get_exercise(exercise_id)
     out = Path(path)
     impl = namespace.get(ex.entry)
-    if not callable(impl):
-        out.write_text(dumps({"missing": f"the notebook defines no function `{ex.entry}`"}) + "\n")
-        return
-    written = 0
-    with out.open("w") as file:
+    with _fresh(out) as file:
+        if not callable(impl):
+            file.write(dumps({"missing": f"the notebook defines no function `{ex.entry}`"}) + "\n")
+            return
+        written = 0
         for case in ex.make_cases(seed):
             line = dumps({"case": case.name, "observed": ex.observe_case(impl, case)}) + "\n"
             written += len(line)
@@ -40,6 +41,15 @@ def collect(exercise_id: str, seed: int, path: str, namespace: dict[str, Any]) -
                 return
             file.write(line)
             file.flush()
+
+
+def _fresh(path: Path) -> Any:
+    """``path``, opened for writing as a new file: whatever the notebook left there (a file of
+    forged answers, a link, a FIFO) is removed, and a link put back in the meantime is not followed."""
+    if os.path.lexists(path):
+        os.unlink(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(path, flags, 0o600), "w", encoding="utf-8")
 
 
 def grading() -> bool:

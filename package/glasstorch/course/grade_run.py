@@ -1,12 +1,21 @@
 """Run one submitted notebook for the grader, in a fresh kernel, and collect what its functions do.
 
-    python -m glasstorch.course.grade_run NOTEBOOK WORKDIR --seed S --cell-timeout T EXERCISE_ID...
+    python -I -c BOOT PACKAGE_ROOT --answer-fd N   < job (JSON: notebook, workdir, exercises, seed, ...)
 
-The grader starts this in its own process, under a time limit for the whole notebook, so that
-nothing a submission does can stall or crash the grader itself. It runs the notebook's code cells
-top to bottom (a cell that raises does not stop the others), then one collecting cell per exercise
-(``grade_kernel.collect``), and writes ``WORKDIR/run.json``: what happened to every cell. The
-observations go to ``WORKDIR/<exercise id>.jsonl``.
+The grader starts this in its own process (on Linux inside the notebook's sandbox, see
+``grade_sandbox``), under a time limit for the whole notebook, so that nothing a submission does can
+stall or crash the grader itself. It runs the notebook's code cells top to bottom (a cell that
+raises does not stop the others), in a kernel whose current directory is the work directory, then
+one collecting cell per exercise (``grade_kernel.collect``, which writes the observations to
+``WORKDIR/<exercise id>.jsonl``). Its answer goes to the grader on the pipe ``--answer-fd``, never
+through a file: what happened to every cell, and each exercise's observation lines, read back with
+``grade_files.read_untrusted`` (no link followed, regular files only, size-capped).
+
+The job comes on stdin, not the command line, which every process can read: the seed stays unknown
+to the submission until its functions are called. Before the kernel starts, this process makes
+itself non-dumpable (the kernel, though it runs as the same user, can then neither read its memory
+and files through /proc nor write to its pipe) and sets the sandbox's setrlimit limits, which the
+kernel inherits.
 
 What it survives: a cell that raises or calls ``sys.exit``; a cell that runs past the time limit
 (interrupted; if it ignores the interrupt, the kernel is restarted and the notebook run again
@@ -20,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import atexit
+import contextlib
 import json
 import os
 import sys
@@ -31,12 +41,14 @@ from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 from nbformat.v4 import new_code_cell
 
-from .grade_kernel import GRADING
+from .grade_files import Refused, read_untrusted
+from .grade_kernel import GRADING, MAX_OBSERVATION_BYTES
 
 MAX_OUTPUT_BYTES = 100_000   # per cell: a grader needs the start of an output, not a flood
 PROBE_TIMEOUT = 15           # seconds a timed-out kernel gets to show it listens again
 MAX_RUNS = 4                 # runs of one notebook, each without the cells that broke the one before
 START_TRIES = 3              # kernels started for one run, when one dies before it answers
+MAX_JOB_BYTES = 1_000_000
 
 
 class _KernelStuck(Exception):
@@ -147,7 +159,8 @@ async def _probe(client: _GradingClient, key: str, position: int) -> None:
 
 
 def run_notebook(path: Path, workdir: Path, exercise_ids: list[str], *, seed: int, cell_timeout: int) -> dict:
-    """Run the notebook's code cells, then the collecting cells; returns every step's report.
+    """Run the notebook's code cells, then the collecting cells, in a kernel whose current
+    directory is ``workdir``; returns every step's report.
     Keys: ``"cell N"`` (N: the cell's index in the notebook) and ``"exercise ID"``."""
     notebook = nbformat.read(path, as_version=4)
     steps = [(f"cell {i}", cell.source) for i, cell in enumerate(notebook.cells) if cell.cell_type == "code"]
@@ -155,7 +168,7 @@ def run_notebook(path: Path, workdir: Path, exercise_ids: list[str], *, seed: in
     skip: dict[str, str] = {}
     for _ in range(MAX_RUNS):
         try:
-            return _run_started(steps, skip, cwd=path.parent, cell_timeout=cell_timeout)
+            return _run_started(steps, skip, cwd=workdir, cell_timeout=cell_timeout)
         except _KernelStuck as stuck:
             if stuck.key == "prelude":
                 raise RuntimeError("the grading kernel could not start glasstorch") from None
@@ -174,23 +187,89 @@ def _run_started(steps: list[tuple[str, str]], skip: dict[str, str], *, cwd: Pat
     raise RuntimeError(f"the kernel did not start ({START_TRIES} tries): {failure}")
 
 
+def read_observations(workdir: Path, exercise_ids: list[str]) -> dict:
+    """Each exercise's observation lines, as text, or the reason they cannot be read. The kernel
+    wrote these files: they are read without following links, regular files only, size-capped."""
+    found: dict = {}
+    for ex_id in exercise_ids:
+        path = workdir / f"{ex_id}.jsonl"
+        if not os.path.lexists(path):
+            found[ex_id] = {"lines": []}
+            continue
+        try:
+            text = read_untrusted(path, MAX_OBSERVATION_BYTES + 4096).decode("utf-8")
+        except Refused as refused:
+            found[ex_id] = {"problem": f"its observations of {ex_id} could not be read: {refused}"}
+        except UnicodeDecodeError:
+            found[ex_id] = {"problem": f"its observations of {ex_id} are not UTF-8 text"}
+        else:
+            lines = text.split("\n")
+            # the last line is complete only when the file ends with a newline: a case cut short by
+            # a time limit leaves a partial line, which is dropped (not an observation, not forged)
+            found[ex_id] = {"lines": lines[:-1]}
+    return found
+
+
+def _answer(job: dict) -> dict:
+    workdir = Path(job["workdir"])
+    exercises = [str(ex_id) for ex_id in job["exercises"]]
+    for ex_id in exercises:  # nothing of a file that was there before the run counts
+        with contextlib.suppress(OSError):
+            (workdir / f"{ex_id}.jsonl").unlink()
+    steps = run_notebook(Path(job["notebook"]), workdir, exercises,
+                         seed=int(job["seed"]), cell_timeout=int(job["cell_timeout"]))
+    return {"steps": steps, "observations": read_observations(workdir, exercises)}
+
+
+def _not_dumpable() -> None:
+    """The kernel runs as this process's user: without this it could open /proc/<this>/fd/N (the
+    answer pipe), /proc/<this>/environ or /proc/<this>/mem, or ptrace this process. (A process with
+    capabilities ignores it: a kernel run as root with ``--no-sandbox``; in the sandbox none has any.)"""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_DUMPABLE = 4
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+
+
+def _set_limits(rlimits: dict) -> None:
+    import resource
+
+    for name, value in rlimits.items():
+        limit = getattr(resource, str(name), None)
+        if limit is None:
+            continue
+        with contextlib.suppress(ValueError, OSError):  # (a limit above the hard one stays the hard one)
+            soft, hard = resource.getrlimit(limit)
+            value = int(value) if hard == resource.RLIM_INFINITY else min(int(value), hard)
+            resource.setrlimit(limit, (value, value))
+
+
+def _send(fd: int, answer: dict) -> None:
+    data = json.dumps(answer, ensure_ascii=True).encode("ascii")
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("notebook", type=Path)
-    parser.add_argument("workdir", type=Path)
-    parser.add_argument("exercises", nargs="*")
-    parser.add_argument("--seed", type=int, required=True)
-    parser.add_argument("--cell-timeout", type=int, required=True)
+    parser.add_argument("--answer-fd", type=int, required=True)
     args = parser.parse_args(argv)
+    _not_dumpable()
+    os.set_inheritable(args.answer_fd, False)  # the kernel must not have the grader's pipe
+    job = json.loads(sys.stdin.buffer.read(MAX_JOB_BYTES))
+    sys.stdin.close()
     os.environ[GRADING] = "1"
     os.environ.setdefault("MPLBACKEND", "Agg")  # plots are drawn, never shown
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    _set_limits(job.get("rlimits") or {})
     try:
-        report = {"steps": run_notebook(args.notebook.resolve(), args.workdir.resolve(), args.exercises,
-                                        seed=args.seed, cell_timeout=args.cell_timeout)}
+        answer = _answer(job)
     except Exception as error:  # noqa: BLE001 - reported to the grader, which carries on with the class
-        report = {"fatal": f"{type(error).__name__}: {error}"}
-    (args.workdir / "run.json").write_text(json.dumps(report, indent=1))
+        answer = {"fatal": f"{type(error).__name__}: {error}"}
+    _send(args.answer_fd, answer)
     return 0
 
 
