@@ -12,7 +12,7 @@ import pytest
 import glasstorch as gt
 from glasstorch.autograd import gradcheck, gradgradcheck
 from test_nn_layers_more import run_both
-from test_nn_vs_torch import same_in_both
+from test_nn_vs_torch import outcomes, same_in_both
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install torch==2.13.0)")
 pytestmark = pytest.mark.torch
@@ -113,12 +113,7 @@ def test_loss_modules_reprs_and_errors():
                  lambda: F.cosine_embedding_loss(lib.ones(2, 3), lib.ones(2, 3), lib.tensor(1.0))]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            for call in calls:
-                try:
-                    call()
-                    results.append("no error")
-                except Exception as error:  # noqa: BLE001
-                    results.append((type(error).__name__, str(error)))
+            results += outcomes(calls)
         return results
 
     same_in_both(program)
@@ -182,12 +177,7 @@ def test_margin_and_likelihood_modules_and_errors():
                  lambda: F.poisson_nll_loss(x, x, reduction="bad"), lambda: F.triplet_margin_loss(x, x, x, margin=0),
                  lambda: F.triplet_margin_loss(x, x, lib.ones(3)), lambda: nn.TripletMarginLoss(margin=-1),
                  lambda: F.multilabel_soft_margin_loss(x, x, reduction="bad")]
-        for call in calls:
-            try:
-                call()
-                results.append("no error")
-            except Exception as error:  # noqa: BLE001
-                results.append((type(error).__name__, str(error)))
+        results += outcomes(calls)
         return results
 
     same_in_both(program)

@@ -47,6 +47,19 @@ def run(program, lib):
             return ("raised", normalise(error))
 
 
+def outcomes(calls) -> list:
+    """What each call did: "no error", or its exception's type and message (compared between the
+    two libraries: the same error type and PyTorch's words)."""
+    results = []
+    for call in calls:
+        try:
+            call()
+            results.append("no error")
+        except Exception as error:  # noqa: BLE001 - any error is an outcome to compare
+            results.append((type(error).__name__, str(error)))
+    return results
+
+
 def same_in_both(program) -> object:
     got, want = run(program, glasstorch), run(program, torch)
     assert got == want

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import glasstorch as gt
-from test_nn_vs_torch import same_in_both
+from test_nn_vs_torch import outcomes, same_in_both
 
 torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install torch==2.13.0)")
 pytestmark = pytest.mark.torch
@@ -214,12 +214,7 @@ def test_scheduler_errors():
                  lambda: L.SequentialLR(opt, [L.StepLR(opt, 2)], milestones=[3]),
                  lambda: L.ChainedScheduler([]),
                  lambda: L.SequentialLR(opt, [L.StepLR(opt, 2), L.ReduceLROnPlateau(opt)], milestones=[3])]
-        for call in calls:
-            try:
-                call()
-                results.append("no error")
-            except Exception as error:  # noqa: BLE001
-                results.append((type(error).__name__, str(error)))
+        results += outcomes(calls)
         scheduler = L.OneCycleLR(opt, 1.0, total_steps=2)
         opt.step()
         scheduler.step()
