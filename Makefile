@@ -17,6 +17,7 @@ SPHINX_ARGS ?=
 BENCH_ARGS  ?=
 GRADE       ?= exercises
 GRADE_ARGS  ?=
+MOVES       ?=
 
 # debugpy (inside ipykernel) warns on stderr about frozen modules; in a notebook that warning is an
 # output nbval would compare.
@@ -26,7 +27,7 @@ export PYDEVD_DISABLE_FILE_VALIDATION := 1
 ALLOW_ROOT := $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root,)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup lab book test bench exercises grade clean distclean
+.PHONY: help setup lab book test bench exercises grade renumber clean distclean
 
 help:
 	@echo "glasstorch — PyTorch's internals, opened up"
@@ -38,6 +39,7 @@ help:
 	@echo "  make bench      run the benchmarks (benchmarks/run.py; options: BENCH_ARGS=...)"
 	@echo "  make exercises  write exercises/ from solutions/ (teachers, after editing a solution)"
 	@echo "  make grade      grade your exercise notebooks (GRADE=folder-or-notebooks, GRADE_ARGS='--csv class.csv')"
+	@echo "  make renumber   renumber chapters, every file and reference (MOVES='10:11 11:12', old:new)"
 	@echo "  make setup      only create/update the environment in $(VENV)"
 	@echo "  make clean      remove _build and caches (keeps $(VENV))"
 	@echo "  make distclean  clean, and remove $(VENV) too"
@@ -78,6 +80,11 @@ exercises:
 grade:
 	@$(SETUP) course
 	$(BIN)/python -I -m glasstorch.course.grade $(if $(filter exercises exercises/,$(GRADE)),--sandbox auto,) $(GRADE) $(GRADE_ARGS)
+
+# Every file of the moved chapters renamed, every reference rewritten (tools/renumber.py).
+renumber:
+	@$(SETUP) course
+	$(BIN)/python tools/renumber.py $(MOVES)
 
 clean:
 	rm -rf _build book/_exercises .pytest_cache .hypothesis .jupyter_cache test-artifacts package/*.egg-info
