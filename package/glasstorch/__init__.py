@@ -30,6 +30,8 @@ from .ops import *  # noqa: F401,F403  add, mul, matmul, sum, cat, where, ...
 from .ops import abs, all, any, max, min, pow, sum  # noqa: A004 - PyTorch's names shadow builtins here
 from . import autograd
 from . import linalg  # glasstorch.linalg.det, as torch.linalg
+from . import functional  # torch/functional.py's names, as torch.functional
+from .functional import broadcast_shapes, broadcast_tensors, tensordot  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd import inference_mode, is_inference_mode_enabled, set_detect_anomaly  # noqa: F401
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
@@ -60,12 +62,6 @@ def is_floating_point(input: Tensor) -> bool:
 
 def detach(input: Tensor) -> Tensor:
     return input.detach()
-
-
-def broadcast_shapes(*shapes) -> Size:
-    from .nn.functional import _broadcast_shapes
-
-    return Size(_broadcast_shapes(*shapes))
 
 
 class _Cuda:

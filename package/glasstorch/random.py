@@ -38,6 +38,12 @@ class Generator:
 
     device = property(lambda self: _cpu_device(), doc="Where it draws: always the CPU.")
 
+    def __repr__(self) -> str:
+        # PyTorch's Generator is a C++ class that torch._C exposes, so the echo of
+        # torch.manual_seed(0) at the end of a tutorial's cell prints <torch._C.Generator object at 0x...>;
+        # glasstorch prints the same words (there is no glasstorch._C module behind them).
+        return f"<glasstorch._C.Generator object at {id(self):#x}>"
+
     def seed(self) -> int:
         """Seed with a fresh number from the operating system's entropy; returns that seed."""
         new_seed = int(np.random.SeedSequence().entropy % (2**63))

@@ -28,7 +28,7 @@ from .shape import (chunk, flip, fliplr, flipud, meshgrid, moveaxis, movedim, na
 from .sorting import argsort, msort, sort, topk, unique
 from .distance import dist
 from .histograms import histc, histogram
-from .linalg import det
+from .linalg import det, svd
 from .scatter_gather import scatter_reduce
 from .shape import (as_strided, atleast_1d, atleast_2d, atleast_3d, column_stack, diagonal, dstack, hstack, row_stack,
                     vstack)

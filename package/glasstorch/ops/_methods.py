@@ -126,6 +126,7 @@ _TENSOR_API_METHODS = {
     "transpose_": shape.transpose_, "t_": shape.t_, "as_strided": shape.as_strided, "diagonal": shape.diagonal,
     "scatter_reduce": scatter_gather.scatter_reduce, "scatter_reduce_": scatter_gather.scatter_reduce_,
     "histc": histograms.histc, "histogram": histograms.histogram, "dist": distance.dist, "det": linalg.det,
+    "svd": linalg.svd,
     "tril_": _inplace_twin(shape.tril), "triu_": _inplace_twin(shape.triu),
     # products
     "bmm": linalg.bmm, "baddbmm": linalg.baddbmm, "outer": linalg.outer, "ger": linalg.outer, "cross": linalg.cross,

@@ -11,6 +11,7 @@ glasstorch records one ``MatmulBackward0``. For 1-D @ 2-D both unsqueeze, ``mm``
 """
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
@@ -457,3 +458,126 @@ def det(A: Tensor) -> Tensor:
         node.A_, node.result_ = SavedTensor(A), SavedTensor(out, is_output=True)
         set_history(out, node)
     return out
+
+
+# --- the singular value decomposition: torch.linalg.svd, torch.svd, torch.linalg.svdvals ----------
+_svd = namedtuple("svd", ["U", "S", "V"])
+_linalg_svd = namedtuple("svd", ["U", "S", "Vh"])
+
+
+class return_types_svd(_svd):
+    """``(U, S, V)`` of ``torch.svd``, printed as PyTorch's ``torch.return_types.svd``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"glasstorch.return_types.svd(\nU={self.U!r},\nS={self.S!r},\nV={self.V!r})"
+
+
+class return_types_linalg_svd(_linalg_svd):
+    """``(U, S, Vh)`` of ``torch.linalg.svd``, printed as PyTorch's ``torch.return_types.linalg_svd``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"glasstorch.return_types.linalg_svd(\nU={self.U!r},\nS={self.S!r},\nVh={self.Vh!r})"
+
+
+class LinalgSvdBackward0(Node):
+    """(U, S, Vh) = svd(A), A = U diag(S) Vh, k = min(m, n). PyTorch's ``svd_backward``
+    (FunctionsManual.cpp), real case, with skew(X) = X - X^T and E[i, j] = S[j]^2 - S[i]^2:
+
+        inner = (skew(U^T gU) * S[None, :] + S[:, None] * skew(Vh gV)) / E + diag(gS)
+        gA    = U inner Vh + (I - U U^T) gU diag(1/S) Vh + U diag(1/S) gV^T (I - V Vh)
+
+    where gV = gVh^T; the two projections matter only for a tall (m > k) or wide (n > k) A. With
+    ``full_matrices=True`` only the first k columns of U (rows of Vh) enter, as in PyTorch. The
+    gradient is undefined where two singular values are equal (E has a zero), as in PyTorch.
+    Simplified: PyTorch records one Node with three outputs; glasstorch records one Node per output
+    (``_output`` says which), and the gradients of the outputs add up, since the formula is linear in
+    (gU, gS, gVh). Computed with numpy, so it is not differentiable again."""
+
+    U_: SavedTensor
+    S_: SavedTensor
+    Vh_: SavedTensor
+    full_matrices: bool
+
+    def backward(self, grad: Tensor) -> tuple:
+        if grad._requires_grad:
+            raise RuntimeError("glasstorch: the double backward of svd is not implemented")
+        u, s, vh = self._saved_U._data, self._saved_S._data, self._saved_Vh._data
+        k = s.shape[-1]
+        u, vh = u[..., :k], vh[..., :k, :]
+        g = grad._data
+        m, n = u.shape[-2], vh.shape[-1]
+        eye = np.eye(k, dtype=bool)
+        if self._output == 1:  # gS alone: U diag(gS) Vh
+            return (_wrap(((u * g[..., None, :]) @ vh).astype(g.dtype)),)
+        s2 = s * s
+        e = np.where(eye, 1, s2[..., None, :] - s2[..., :, None])
+        if self._output == 0:  # gU
+            gu = g[..., :k]
+            uhgu = np.swapaxes(u, -1, -2) @ gu
+            inner = (uhgu - np.swapaxes(uhgu, -1, -2)) * s[..., None, :] / e
+            ga = u @ inner
+            if m > k:
+                gu_sinv = gu / s[..., None, :]
+                ga = ga + gu_sinv - u @ (np.swapaxes(u, -1, -2) @ gu_sinv)
+            ga = ga @ vh
+        else:  # gVh
+            gv = np.swapaxes(g[..., :k, :], -1, -2)
+            vhgv = vh @ gv
+            inner = s[..., :, None] * (vhgv - np.swapaxes(vhgv, -1, -2)) / e
+            ga = inner @ vh
+            if n > k:
+                sinv_gvh = np.swapaxes(gv, -1, -2) / s[..., :, None]
+                ga = ga + sinv_gvh - (sinv_gvh @ np.swapaxes(vh, -1, -2)) @ vh
+            ga = u @ ga
+        return (_wrap(ga.astype(g.dtype)),)
+
+
+def _check_matrix(A: Tensor, name: str) -> None:
+    if A._data.ndim < 2:
+        raise RuntimeError(f"{name}: input should have at least 2 dimensions, but has {A._data.ndim} dimensions instead")
+    if A._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.legacy_name[:-6]}")
+
+
+def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None) -> return_types_linalg_svd:
+    """A = U diag(S) Vh, S descending, for a matrix or a batch (..., m, n). ``full_matrices=False``
+    gives the reduced U (m, k) and Vh (k, n), k = min(m, n). Simplified: numpy's LAPACK (gesdd) chooses
+    the signs of the singular vectors, which may differ from PyTorch's for a wide matrix (the pair
+    U[:, i], Vh[i] may both be negated; U diag(S) Vh is the same)."""
+    _check_matrix(A, "linalg.svd")
+    u, s, vh = np.linalg.svd(A._data, full_matrices=full_matrices)
+    dtype = A._data.dtype
+    outs = [_wrap(np.ascontiguousarray(x, dtype=dtype)) for x in (u, s, vh)]
+    if compute_requires_grad(A):
+        for position, out in enumerate(outs):
+            node = LinalgSvdBackward0(A)
+            node.U_, node.S_, node.Vh_ = (SavedTensor(saved, is_output=True) for saved in outs)
+            node.full_matrices, node._output = full_matrices, position
+            set_history(out, node)
+    return return_types_linalg_svd(*outs)
+
+
+def svdvals(A: Tensor, *, driver: str | None = None) -> Tensor:
+    """The singular values of A, descending (the S of ``linalg.svd``)."""
+    _check_matrix(A, "linalg.svdvals")
+    if compute_requires_grad(A):
+        return linalg_svd(A, full_matrices=False).S
+    return _wrap(np.linalg.svd(A._data, compute_uv=False).astype(A._data.dtype))
+
+
+def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> return_types_svd:
+    """The deprecated ``torch.svd``: (U, S, V) with V = Vh^T (a transpose, as PyTorch's), reduced
+    unless ``some=False``. With ``compute_uv=False`` U and V are zero matrices of the full sizes
+    (m, m) and (n, n), as PyTorch returns them."""
+    _check_matrix(input, "linalg.svd")
+    if not compute_uv:
+        m, n = input._data.shape[-2:]
+        batch = input._data.shape[:-2]
+        zeros = [_wrap(np.zeros(batch + (size, size), dtype=input._data.dtype)) for size in (m, n)]
+        return return_types_svd(zeros[0], svdvals(input), zeros[1])
+    u, s, vh = linalg_svd(input, full_matrices=not some)
+    return return_types_svd(u, s, vh.transpose(-2, -1))

@@ -1,0 +1,175 @@
+"""Names that real PyTorch code pasted by learners needed (issue 14), compared with PyTorch 2.13:
+torch.svd / torch.linalg.svd / svdvals (values, reconstruction, grad_fn names, gradients by finite
+differences in float64, errors), the torch.functional module with tensordot and broadcast_tensors,
+and the Generator's repr that the tutorials print after torch.manual_seed."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import glasstorch as gt
+from glasstorch.autograd import gradcheck
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install torch==2.13.0)")
+
+
+def _matrix(seed: int, shape: tuple) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+# --- svd --------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("shape", [(2, 2), (3, 3), (4, 2), (2, 5, 3)], ids=["2x2", "3x3", "tall", "batch"])
+@pytest.mark.parametrize("some", [True, False])
+def test_svd_as_pytorch(shape, some):
+    values = _matrix(1, shape).astype(np.float32)
+    got, want = gt.svd(gt.tensor(values), some=some), torch.svd(torch.tensor(values), some=some)
+    for name in ("U", "S", "V"):
+        assert getattr(got, name).shape == tuple(getattr(want, name).shape), name
+        np.testing.assert_allclose(getattr(got, name).numpy(), getattr(want, name).numpy(), atol=1e-5)
+    assert repr(got).startswith("glasstorch.return_types.svd(\nU=tensor(")
+
+
+@pytest.mark.parametrize("shape", [(2, 4), (3, 5)], ids=["2x4", "3x5"])
+def test_svd_of_a_wide_matrix_reconstructs_it(shape):
+    # PyTorch's LAPACK may choose other signs for a wide matrix's singular vectors; U S Vh is A in both
+    values = _matrix(2, shape)
+    got = gt.linalg.svd(gt.tensor(values), full_matrices=False)
+    want = torch.linalg.svd(torch.tensor(values), full_matrices=False)
+    np.testing.assert_allclose(got.S.numpy(), want.S.numpy(), atol=1e-12)
+    np.testing.assert_allclose((got.U.numpy() * got.S.numpy()) @ got.Vh.numpy(), values, atol=1e-12)
+    np.testing.assert_allclose(np.abs(got.U.numpy()), np.abs(want.U.numpy()), atol=1e-12)
+
+
+def test_svd_compute_uv_false_and_svdvals_as_pytorch():
+    values = _matrix(3, (2, 3)).astype(np.float32)
+    got, want = gt.svd(gt.tensor(values), compute_uv=False), torch.svd(torch.tensor(values), compute_uv=False)
+    assert got.U.shape == tuple(want.U.shape) and got.V.shape == tuple(want.V.shape)
+    assert not got.U.numpy().any() and not got.V.numpy().any()
+    np.testing.assert_allclose(got.S.numpy(), want.S.numpy(), atol=1e-6)
+    np.testing.assert_allclose(gt.linalg.svdvals(gt.tensor(values)).numpy(),
+                               torch.linalg.svdvals(torch.tensor(values)).numpy(), atol=1e-6)
+    np.testing.assert_allclose(gt.tensor(values).svd().S.numpy(), want.S.numpy(), atol=1e-6)
+
+
+def test_svd_grad_fn_names_as_pytorch():
+    def names(lib):
+        a = lib.tensor(_matrix(4, (3, 2)), requires_grad=True)
+        u, s, v = lib.svd(a)
+        return [type(t.grad_fn).__name__ for t in (u, s, v)], type(lib.linalg.svd(a).Vh.grad_fn).__name__
+    assert names(gt) == names(torch)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 4), (2, 3, 2)], ids=["square", "tall", "wide", "batch"])
+def test_svd_gradients_as_pytorch_and_by_finite_differences(shape):
+    values = _matrix(5, shape)
+    weights = [_matrix(6 + i, size) for i, size in enumerate(
+        [shape[:-1] + (min(shape[-2:]),), shape[:-2] + (min(shape[-2:]),), shape[:-2] + (min(shape[-2:]), shape[-1])])]
+
+    def loss(lib, a):
+        u, s, vh = lib.linalg.svd(a, full_matrices=False)
+        # a loss that does not depend on the signs LAPACK picks: U and Vh enter through U diag(w) Vh
+        w = lib.tensor(weights[1])
+        return (lib.tensor(weights[0]).sum(-1, keepdim=True) * (u * w.unsqueeze(-2)) @ vh).sum() + (s ** 3).sum()
+
+    grads = []
+    for lib in (gt, torch):
+        a = lib.tensor(values, requires_grad=True)
+        loss(lib, a).backward()
+        grads.append(a.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], atol=1e-9)
+    assert gradcheck(lambda a: loss(gt, a), (gt.tensor(values, requires_grad=True),))
+    assert gradcheck(lambda a: gt.svd(a).U.sum() + gt.svd(a).V[..., 0, :].sum() + gt.svd(a).S.sum(),
+                     (gt.tensor(values, requires_grad=True),))
+
+
+def test_svd_errors_as_pytorch():
+    for lib in (gt, torch):
+        with pytest.raises(RuntimeError, match="linalg.svd: input should have at least 2 dimensions"):
+            lib.svd(lib.tensor([1.0, 2.0]))
+        with pytest.raises(RuntimeError, match="Expected a floating point or complex tensor as input. Got Long"):
+            lib.linalg.svd(lib.tensor([[1, 2]]))
+
+
+# --- torch.functional -------------------------------------------------------------------------------
+def test_functional_module_has_pytorchs_names():
+    import glasstorch.functional as gf
+    import torch.functional as tf
+
+    for name in gf.__all__:
+        assert name in tf.__all__, name
+    for name in gf.__all__:
+        assert getattr(gf, name) is getattr(gt, name), name
+
+
+@pytest.mark.parametrize("dims", [2, 1, ([1, 2], [1, 0]), ([0], [2])], ids=["2", "1", "pairs", "one_pair"])
+def test_tensordot_as_pytorch(dims):
+    a_values, b_values = _matrix(7, (2, 3, 4)), _matrix(8, (4, 3, 2)) if dims != 2 else _matrix(8, (3, 4, 2))
+    if dims == 1:
+        b_values = _matrix(8, (4, 5))
+    results = []
+    for lib in (gt, torch):
+        a, b = lib.tensor(a_values, requires_grad=True), lib.tensor(b_values, requires_grad=True)
+        out = lib.tensordot(a, b, dims=dims)
+        (out * out).sum().backward()
+        results.append((out.detach().numpy(), a.grad.numpy(), b.grad.numpy(), type(out.grad_fn).__name__))
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, atol=1e-10) if isinstance(got, np.ndarray) else None
+    assert results[0][3] == results[1][3]
+    a, b = gt.tensor(a_values, requires_grad=True), gt.tensor(b_values, requires_grad=True)
+    assert gradcheck(lambda a, b: gt.tensordot(a, b, dims=dims), (a, b))
+
+
+def test_tensordot_errors_as_pytorch():
+    for lib in (gt, torch):
+        with pytest.raises(RuntimeError, match="contracted dimensions need to match"):
+            lib.tensordot(lib.ones(2, 3), lib.ones(2, 3), dims=([1], [1]) if False else ([0], [1]))
+        with pytest.raises(RuntimeError, match="both dimension lists should have same length"):
+            lib.tensordot(lib.ones(2, 3), lib.ones(2, 3), dims=([0, 1], [0]))
+
+
+def test_broadcast_tensors_as_pytorch():
+    def run(lib):
+        a = lib.tensor([[1.0], [2.0]], requires_grad=True)
+        x, y = lib.broadcast_tensors(a, lib.tensor([1.0, 2.0, 3.0]))
+        (x * y).sum().backward()
+        return x.shape, y.shape, type(x.grad_fn).__name__, a.grad.tolist()
+    got, want = run(gt), run(torch)
+    assert (tuple(got[0]), tuple(got[1]), got[2], got[3]) == (tuple(want[0]), tuple(want[1]), want[2], want[3])
+
+
+# --- Generator ----------------------------------------------------------------------------------------
+def test_generator_repr_as_pytorchs():
+    def shape_of(text):
+        return re.sub(r"0x[0-9a-f]+", "0x", text).replace("glasstorch", "torch")
+    assert shape_of(repr(gt.manual_seed(1))) == shape_of(repr(torch.manual_seed(1)))
+    assert shape_of(repr(gt.Generator())) == shape_of(repr(torch.Generator()))
+
+
+# --- the random stream consumed as PyTorch consumes it ----------------------------------------------
+@pytest.mark.parametrize("lib", [gt, torch], ids=["glasstorch", "torch"])
+def test_a_dataloader_pass_draws_one_base_seed_as_pytorchs(lib):
+    # PyTorch's _BaseDataLoaderIter draws empty((), dtype=int64).random_() per pass, shuffled or not;
+    # so the numbers drawn after a pass follow that one draw
+    from importlib import import_module
+
+    data = import_module(lib.__name__ + ".utils.data")
+    lib.manual_seed(0)
+    assert [b.tolist() for b in data.DataLoader(list(range(6)), batch_size=4)] == [[0, 1, 2, 3], [4, 5]]
+    after_pass = lib.rand(3)
+    lib.manual_seed(0)
+    lib.empty((), dtype=lib.int64).random_()
+    assert lib.equal(after_pass, lib.rand(3))
+
+
+@pytest.mark.parametrize("lib", [gt, torch], ids=["glasstorch", "torch"])
+def test_one_multinomial_draw_is_the_exponential_race_as_pytorchs(lib):
+    # PyTorch's multinomial_out, one sample (with or without replacement): argmax(p / q), q ~ Exp(1)
+    probs = lib.tensor([[0.1, 0.5, 0.2, 0.2], [0.7, 0.1, 0.1, 0.1]])
+    for replacement in (True, False):
+        lib.manual_seed(3)
+        drawn = lib.multinomial(probs, 1, replacement=replacement)
+        lib.manual_seed(3)
+        race = (probs / lib.empty_like(probs).exponential_()).argmax(-1, keepdim=True)
+        assert drawn.tolist() == race.tolist()
