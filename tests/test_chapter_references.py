@@ -2,7 +2,7 @@
 
 Across every tracked text file: links to a chapter's notebook name a chapter that exists; a link
 text "NN · Title" carries the number and the title of the chapter it links; exercise ids
-("03.run_backward") are declared exercises of an existing chapter; "chapter NN" in prose names an
+("05.run_backward") are declared exercises of an existing chapter; "chapter NN" in prose names an
 existing chapter; each chapter's exercise module and wrong answers (chNN.py) belong to a chapter;
 the chapter map lists exactly the chapters in book/. Each check returns what it finds, and is run on
 a broken sample too, so that a check which could never fail would fail here.
@@ -30,7 +30,7 @@ MADE_UP_CHAPTERS = {"x", "no_such_chapter", "missing"}
 
 
 def chapters() -> dict[str, str]:
-    """{"02": "The computational graph", ...} from each chapter's first line, "# 02 · Title"."""
+    """{"02": "The computational graph", ...} from each chapter's first line, "# 04 · Title"."""
     found = {}
     for path in sorted((ROOT / "book").glob("[0-9][0-9]_*.ipynb")):
         cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
@@ -106,14 +106,14 @@ def test_every_reference_to_a_chapter_resolves():
 
 @pytest.mark.parametrize("sample, found", [
     ("see 02_nonexistent_chapter.ipynb", "which is no chapter"),
-    ("[03 · The computational graph](02_computational_graph.ipynb)", "is not chapter"),
-    ("[02 · Backward: the engine](02_computational_graph.ipynb)", "is not chapter"),
-    ('check("02.no_such_exercise", f)', "no exercise"),
-    ("as chapters 03 and 99 show", "chapter 99"),
+    ("[05 · The computational graph](04_computational_graph.ipynb)", "is not chapter"),
+    ("[04 · Backward: the engine](04_computational_graph.ipynb)", "is not chapter"),
+    ('check("04.no_such_exercise", f)', "no exercise"),
+    ("as chapters 05 and 99 show", "chapter 99"),
 ])
 def test_the_reference_check_finds_broken_references(sample, found):
     stems, ids = chapters(), all_exercise_ids()
-    assert not reference_problems("sample", "[02 · The computational graph](02_computational_graph.ipynb)",
+    assert not reference_problems("sample", "[04 · The computational graph](04_computational_graph.ipynb)",
                                   stems, ids), "the good sample should pass"
     assert any(found in p for p in reference_problems("sample", sample, stems, ids))
 
@@ -132,3 +132,10 @@ def test_the_chapter_map_lists_the_chapters_in_book():
     assert [c.number for c in MAP_CHAPTERS] == sorted(stem[:2] for stem in stems)
     for earlier, later in BUILDS_ON:
         assert earlier < later, f"chapter {later} builds on {earlier}, which comes after it"
+
+
+def test_each_exercise_notebook_names_its_own_chapter():
+    for folder in ("solutions", "exercises"):
+        for path in sorted((ROOT / folder).glob("[0-9][0-9]_*.ipynb")):
+            metadata = json.loads(path.read_text(encoding="utf-8"))["metadata"].get("glasstorch", {})
+            assert metadata.get("chapter") == path.name[:2], f"{folder}/{path.name} says chapter {metadata.get('chapter')}"

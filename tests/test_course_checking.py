@@ -127,9 +127,9 @@ def test_an_implementation_never_sees_the_cases_own_arrays() -> None:
 
 
 def test_run_check_on_something_not_callable_and_on_an_unknown_id() -> None:
-    assert run_check("03.mul_backward", 42).status == MISSING
-    with pytest.raises(KeyError, match="there is no exercise '03.nope'; the exercises are: .*03.mul_backward"):
-        run_check("03.nope", print)
+    assert run_check("05.mul_backward", 42).status == MISSING
+    with pytest.raises(KeyError, match="there is no exercise '05.nope'; the exercises are: .*05.mul_backward"):
+        run_check("05.nope", print)
 
 
 class _Owner:

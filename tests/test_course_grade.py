@@ -2,7 +2,7 @@
 and notebooks that raise, loop, flood, exit, kill their kernel, are not notebooks, come from another
 course, or try to make the checks pass by patching them, numpy or glasstorch.
 
-Chapter 03's notebook is the template; each hostile submission is it with a few cells changed.
+Chapter 05's notebook is the template; each hostile submission is it with a few cells changed.
 All of them are graded in one run of the command line, as a teacher would, in parallel, each in its
 sandbox (where this machine has none: a failure in CI, elsewhere a note and no sandbox). The
 attacks on the machine, the class and the reports are in test_grade_sandbox.py.
@@ -22,8 +22,8 @@ from nbformat.v4 import new_code_cell
 from course_support import EXERCISES, SOLUTIONS, grading_sandboxed
 from glasstorch.course import grade
 
-TEMPLATE = "03_backward_engine.ipynb"
-IDS = ["03.mul_backward", "03.mm_backward", "03.run_backward"]
+TEMPLATE = "05_backward_engine.ipynb"
+IDS = ["05.mul_backward", "05.mm_backward", "05.run_backward"]
 CELL_TIMEOUT = 6
 
 WRONG_MUL = "def mul_backward(grad, a, b):\n    return grad * b, grad * a\n"  # no unbroadcast
@@ -39,8 +39,8 @@ CHEATS = {
         "from glasstorch.ops.arithmetic import MulBackward0\n"
         "def _wrong(node, grad):\n    a, b = node._saved_self, node._saved_other\n    return grad * b, grad * a\n"
         "MulBackward0.backward = _wrong\n"
-        "import glasstorch.course.exercises.ch03 as ch03\n"
-        "ch03.exercise = None\n"),
+        "import glasstorch.course.exercises.ch05 as ch05\n"
+        "ch05.exercise = None\n"),
 }
 
 
@@ -154,7 +154,7 @@ def test_a_flood_of_output_is_not_kept(report: dict) -> None:
 
 def test_a_function_that_never_returns_is_timed_out_and_scored_zero(report: dict) -> None:
     entry = report["json"]["function_loops"]
-    assert _points(entry) == {"03.mul_backward": 0, "03.mm_backward": 1, "03.run_backward": 1}
+    assert _points(entry) == {"05.mul_backward": 0, "05.mm_backward": 1, "05.run_backward": 1}
     assert entry["exercises"][0]["status"] == "timed out"
 
 
@@ -171,10 +171,10 @@ def test_a_file_that_is_not_an_exercise_notebook_gets_a_clear_error(report: dict
 @pytest.mark.parametrize("key", sorted(CHEATS))
 def test_patching_the_checks_numpy_or_glasstorch_does_not_help(report: dict, key: str) -> None:
     entry = report["json"][f"cheat_{key}"]
-    assert _points(entry)["03.mul_backward"] == 0 and _points(entry)["03.mm_backward"] == 1
+    assert _points(entry)["05.mul_backward"] == 0 and _points(entry)["05.mm_backward"] == 1
     assert "expected shape" in entry["exercises"][0]["summary"]
     if key != "patches_the_reference":  # (that patch also breaks the engine the third exercise uses)
-        assert _points(entry)["03.run_backward"] == 1
+        assert _points(entry)["05.run_backward"] == 1
 
 
 def test_junit_has_one_testcase_per_exercise_and_an_error_for_ungradable_files(report: dict) -> None:
@@ -188,7 +188,7 @@ def test_the_class_csv_has_a_row_per_notebook_and_a_column_per_exercise(report: 
     rows = {row["notebook"].split("/")[0]: row for row in report["csv"]}
     assert len(rows) == len(_submissions())
     assert [rows["solution"][i] for i in IDS] == ["1", "1", "1"]
-    assert rows["function_loops"]["03.mul_backward"] == "0" and rows["function_loops"]["score"] == "2"
+    assert rows["function_loops"]["05.mul_backward"] == "0" and rows["function_loops"]["score"] == "2"
     assert "not a glasstorch exercise notebook" in rows["other_course"]["error"]
 
 
@@ -270,9 +270,9 @@ def test_a_malformed_observation_makes_the_whole_answer_malformed() -> None:
 
     good = dumps({"case": "one", "observed": [1.0]})
     for bad in (json.dumps({"__ndarray__": "float32"}), "{not json", json.dumps([1, 2]), json.dumps({"case": "x"})):
-        with pytest.raises(grade.Malformed, match="line 2 of the observations of 03.mul_backward is not an observation"):
-            grade.decode_observations("03.mul_backward", [good, bad, good])
-    ex = grade.get_exercise("03.mul_backward")
+        with pytest.raises(grade.Malformed, match="line 2 of the observations of 05.mul_backward is not an observation"):
+            grade.decode_observations("05.mul_backward", [good, bad, good])
+    ex = grade.get_exercise("05.mul_backward")
     result = grade._judge_collected(ex, 1, grade.decode_observations(ex.id, [good]), {"status": "ok"}, 60)
     assert result.status == "failed" and len(result.cases) == 6
     assert all(case.message.startswith("not tried") for case in result.cases[1:])

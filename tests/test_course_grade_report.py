@@ -22,7 +22,7 @@ from glasstorch.course.grade_files import Refused, read_untrusted
 from glasstorch.course.grade_sandbox import Limits, parse_size
 from glasstorch.course.observation import Raised
 
-EXERCISES = [get_exercise(i) for i in ("03.mul_backward", "03.mm_backward", "03.run_backward")]
+EXERCISES = [get_exercise(i) for i in ("05.mul_backward", "05.mm_backward", "05.run_backward")]
 RUN = grade_report.RunInfo(seed=4242, sandbox="bubblewrap 0.8.0", limits=Limits().describe())
 
 
@@ -41,7 +41,7 @@ def test_xml_loses_only_what_it_cannot_hold() -> None:
 @pytest.mark.parametrize("cell", ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"])
 def test_a_csv_cell_is_never_a_formula(cell: str) -> None:
     assert grade_report.csv_cell(cell) == "'" + cell
-    assert grade_report.csv_cell("alice/03.ipynb") == "alice/03.ipynb" and grade_report.csv_cell(3) == 3
+    assert grade_report.csv_cell("alice/05.ipynb") == "alice/05.ipynb" and grade_report.csv_cell(3) == 3
 
 
 def test_the_terminal_gets_no_escape_sequences() -> None:
@@ -56,7 +56,7 @@ def test_the_terminal_gets_no_escape_sequences() -> None:
 # -- the reports ----------------------------------------------------------------------------------
 
 def _grades() -> list:
-    good = grade.NotebookGrade(Path("alice/03.ipynb"), "alice/03.ipynb", chapter="03", seed=4242,
+    good = grade.NotebookGrade(Path("alice/05.ipynb"), "alice/05.ipynb", chapter="03", seed=4242,
                                results=[CheckResult(ex, MISSING, detail="x") for ex in EXERCISES],
                                code={"cell 1": "def mul_backward(grad, a, b):\n    ..."},
                                steps={"cell 1": {"status": "error", "error": "ValueError: \x1b[2J\ud800"}})
@@ -72,13 +72,13 @@ def test_a_notebook_that_cannot_be_shown_does_not_sink_the_others(tmp_path: Path
                          (grade_report.write_csv, "g.csv"), (grade_report.write_feedback, "feedback")):
         writer(grades, tmp_path / name, RUN)
     entries = json.loads((tmp_path / "g.json").read_text(encoding="utf-8"))
-    assert [e["notebook"] for e in entries] == ["alice/03.ipynb", "=evil\\xff.ipynb", "@bob.ipynb"]
+    assert [e["notebook"] for e in entries] == ["alice/05.ipynb", "=evil\\xff.ipynb", "@bob.ipynb"]
     assert entries[1]["error"] == "the report could not show this notebook (StopIteration)"
     assert entries[0]["cells"]["cell 1"]["error"] == "ValueError: \x1b[2J\\ud800"
     suites = ET.parse(tmp_path / "g.xml").getroot()
-    assert [s.get("name") for s in suites] == ["alice/03.ipynb", "=evil\\xff.ipynb", "@bob.ipynb"]
+    assert [s.get("name") for s in suites] == ["alice/05.ipynb", "=evil\\xff.ipynb", "@bob.ipynb"]
     rows = list(csv.reader((tmp_path / "g.csv").open(encoding="utf-8")))
-    assert [row[0] for row in rows[1:]] == ["alice/03.ipynb", "'=evil\\xff.ipynb", "'@bob.ipynb"]
+    assert [row[0] for row in rows[1:]] == ["alice/05.ipynb", "'=evil\\xff.ipynb", "'@bob.ipynb"]
     assert rows[0][-1] == "seed" and rows[1][-1] == "4242"
     table = grade_report.table(grades, RUN)
     assert "seed 4242 (to repeat this grading: --seed 4242)" in table and "could not show" in table
@@ -149,7 +149,7 @@ def _answer(steps: object = None, observations: object = None) -> bytes:
     (_answer(steps={"cell 0": {"status": "great"}}), "has no known status"),
     (_answer(steps={"cell 0": {"status": "ok", "error": 3}}), "an error that is not text"),
     (_answer(observations={}), "it does not have the observations of each exercise"),
-    (_answer(observations={ex.id: {"lines": ["{}"]} for ex in EXERCISES}), "line 1 of the observations of 03.mul"),
+    (_answer(observations={ex.id: {"lines": ["{}"]} for ex in EXERCISES}), "line 1 of the observations of 05.mul"),
     (_answer(observations={ex.id: {"problem": "it is a symbolic link"} for ex in EXERCISES}), "it is a symbolic link"),
 ])
 def test_a_malformed_answer_is_zero_with_the_reason(answer: bytes | None, why: str) -> None:

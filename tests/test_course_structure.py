@@ -109,7 +109,7 @@ def test_chapter_with_exercises_states_their_time(notebook: Path):
     assert exercises, f"{notebook.name}: the Time line does not say how long its exercises take"
 
 
-GOOD_HEADER = """# 03 · Backward: the engine
+GOOD_HEADER = """# 05 · Backward: the engine
 
 **What you will learn**
 
@@ -118,7 +118,7 @@ GOOD_HEADER = """# 03 · Backward: the engine
   two lines;
 * three.
 
-**Before you start:** [02 · The computational graph](02_computational_graph.ipynb).
+**Before you start:** [04 · The computational graph](04_computational_graph.ipynb).
 
 **Time:** about 60 minutes to read and run; its exercises, about 45 more.
 
@@ -130,20 +130,20 @@ Prose."""
     (GOOD_HEADER.replace("* three.\n", ""), "2 objectives"),
     (GOOD_HEADER.replace("* three.\n", "* three;\n* four;\n* five;\n* six.\n"), "6 objectives"),
     (GOOD_HEADER.replace("**Before you start:**", "Before:"), "Before you start"),
-    (GOOD_HEADER.replace("[02 · The computational graph](02_computational_graph.ipynb)", "chapter 02"), "links no chapter"),
-    (GOOD_HEADER.replace("02_computational_graph.ipynb", "02_no_such_chapter.ipynb"), "does not exist"),
+    (GOOD_HEADER.replace("[04 · The computational graph](04_computational_graph.ipynb)", "chapter 04"), "links no chapter"),
+    (GOOD_HEADER.replace("04_computational_graph.ipynb", "02_no_such_chapter.ipynb"), "does not exist"),
     (GOOD_HEADER.replace("**Time:** about 60 minutes", "**Time:** an hour"), "Time"),
     (GOOD_HEADER.replace("about 60 minutes", "about 600 minutes"), "not believable"),
-    (GOOD_HEADER.replace("# 03 · Backward: the engine\n\n", "# 03 · Backward: the engine\n\nIntro.\n\n"), "right after the title"),
+    (GOOD_HEADER.replace("# 05 · Backward: the engine\n\n", "# 05 · Backward: the engine\n\nIntro.\n\n"), "right after the title"),
 ])
 def test_header_check_catches_broken_headers(broken: str, complaint: str):
-    assert not header_problems("03", GOOD_HEADER, {"02"}), "the good sample header should pass"
-    problems = header_problems("03", broken, {"02"})
+    assert not header_problems("05", GOOD_HEADER, {"04"}), "the good sample header should pass"
+    problems = header_problems("05", broken, {"04"})
     assert any(complaint in p for p in problems), f"expected a complaint about {complaint!r}, got {problems}"
 
 
 def test_header_check_wants_the_chapter_map_prerequisites():
-    problems = header_problems("03", GOOD_HEADER, {"02", "01"})
+    problems = header_problems("05", GOOD_HEADER, {"04", "01"})
     assert any("misses chapters" in p and "01" in p for p in problems), problems
 
 
@@ -227,7 +227,7 @@ GOOD_GLOSSARY = """# Glossary
 
 leaf tensor
   A tensor with no `grad_fn`.
-  中文: 叶子节点. Chapter: [02 · The computational graph](02_computational_graph.ipynb). PyTorch: [Tensor.is_leaf](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html).
+  中文: 叶子节点. Chapter: [04 · The computational graph](04_computational_graph.ipynb). PyTorch: [Tensor.is_leaf](https://docs.pytorch.org/docs/stable/generated/torch.Tensor.is_leaf.html).
 ```
 """
 
@@ -235,7 +235,7 @@ leaf tensor
 @pytest.mark.parametrize("broken, complaint", [
     (GOOD_GLOSSARY.replace("中文: 叶子节点", "中文: leaf"), "Chinese"),
     (GOOD_GLOSSARY.replace("中文: 叶子节点. ", ""), "Chinese"),
-    (GOOD_GLOSSARY.replace("02_computational_graph.ipynb", "02_missing.ipynb"), "leads to no notebook"),
+    (GOOD_GLOSSARY.replace("04_computational_graph.ipynb", "02_missing.ipynb"), "leads to no notebook"),
     (GOOD_GLOSSARY.replace("Chapter: ", "See: "), "names no chapter"),
     (GOOD_GLOSSARY.replace("https://docs.pytorch.org/docs/stable/", "https://example.org/"), "PyTorch's documentation"),
 ])

@@ -33,11 +33,11 @@ from course_support import EXERCISES, ROOT, SOLUTIONS, require_sandbox, sandbox_
 from glasstorch.course import grade_sandbox
 
 HOSTILE = Path(__file__).parent / "hostile"
-TEMPLATE = "03_backward_engine.ipynb"
-IDS = ["03.mul_backward", "03.mm_backward", "03.run_backward"]
-# 03.run_backward tries the same graphs with every seed: forged answers to it are glasstorch's own,
+TEMPLATE = "05_backward_engine.ipynb"
+IDS = ["05.mul_backward", "05.mm_backward", "05.run_backward"]
+# 05.run_backward tries the same graphs with every seed: forged answers to it are glasstorch's own,
 # which no seed tells from a correct function (README, "what it cannot tell"); the forger forges the others
-FORGED = ["03.mul_backward", "03.mm_backward"]
+FORGED = ["05.mul_backward", "05.mm_backward"]
 SECRET_NAME = "GLASSTORCH_TEST_SECRET"
 BOOT = ("import sys; sys.path.insert(0, sys.argv[1]); from glasstorch.course.grade import main; "
         "sys.exit(main(sys.argv[2:]))")
@@ -336,7 +336,7 @@ def test_a_link_to_dev_zero_where_the_observations_are_read_is_refused(attacked:
 def test_malformed_observations_give_zero_with_a_reason(attacked: dict) -> None:
     _unharmed(attacked)
     _zero(attacked, "d_malformed_observations", "its answer was malformed",
-          "line 1 of the observations of 03.mul_backward is not an observation")
+          "line 1 of the observations of 05.mul_backward is not an observation")
 
 
 def test_the_kernel_cannot_write_to_the_graders_pipe(attacked: dict) -> None:
@@ -411,11 +411,11 @@ def test_a_fifo_as_a_submission_hangs_nothing(attacked: dict) -> None:
 
 def test_every_notebook_has_a_feedback_file_in_markdown_and_html(attacked: dict) -> None:
     feedback = attacked["out"] / "feedback"
-    solution = (feedback / "z_honest_solution" / "03_backward_engine.md").read_text()
+    solution = (feedback / "z_honest_solution" / "05_backward_engine.md").read_text()
     assert "3/3 points" in solution and f"seed {attacked['json']['z_honest_solution']['seed']}" in solution
-    exercise = (feedback / "z_honest_exercise" / "03_backward_engine.html").read_text()
+    exercise = (feedback / "z_honest_exercise" / "05_backward_engine.html").read_text()
     assert "not written yet" in exercise and "<pre>" in exercise
-    table = (feedback / "d_answers_table" / "03_backward_engine.md").read_text()
+    table = (feedback / "d_answers_table" / "05_backward_engine.md").read_text()
     assert "Case '" in table and "Hint:" in table  # the failing case, expected versus got, the hint
     assert len(list(feedback.rglob("*.md"))) == len(list(feedback.rglob("*.html"))) == len(attacked["json"])
 

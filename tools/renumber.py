@@ -79,6 +79,8 @@ def rewrite_text(text: str, moves: dict[str, str], slugs: dict[str, str], *, quo
         (rf"(?<![\w.])({olds})(?= ·| \\u00b7)", lambda m: renumbered(m.group(1))),
         # list items that start with a chapter number: "- 03 Backward: the engine"
         (rf"(?m)^(\s*\"?[-*] )({olds})(?= )", lambda m: m.group(1) + renumbered(m.group(2))),
+        # a notebook's metadata: "glasstorch": {"chapter": "03"}
+        (rf"(\"chapter\": \")({olds})(\")", lambda m: m.group(1) + renumbered(m.group(2)) + m.group(3)),
         # prose: "chapter 03", "chapters 03 and 05", "exercises 06–10"
         (rf"\b({CHAPTER_WORDS}\s+)({NUMBER_LIST})\b",
          lambda m: m.group(1) + re.sub(r"\d\d", lambda n: renumbered(n.group(0)), m.group(2))),

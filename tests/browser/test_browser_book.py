@@ -20,7 +20,7 @@ from browser_env import ROOT, TIMEOUT_MS, artifact_path
 
 pytestmark = pytest.mark.browser
 
-SEARCH_TERM = "GaussianModel"  # a class only chapter 06 defines
+SEARCH_TERM = "GaussianModel"  # a class only chapter 09 defines
 SEARCH_CHAPTER = next(ROOT.glob("book/06_*.ipynb"))
 GRAPH_CHAPTER = next(ROOT.glob("book/02_*.ipynb"))
 # A Graphviz picture in a cell's output: an <img> of an SVG file, or an SVG inlined in the page.

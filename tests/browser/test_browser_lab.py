@@ -65,7 +65,7 @@ def test_chapter_02_runs_in_lab_and_draws_its_graph(lab, lab_root, lab_context):
     assert graph.evaluate(IS_A_DRAWN_GRAPH), "the first SVG output is not a drawn Graphviz graph"
     box = graph.bounding_box()
     assert box and box["width"] > 50 and box["height"] > 50, f"the graph is drawn at {box}"
-    notebook.screenshot(artifact_path("lab_02_computational_graph.png"), centre=graph)
+    notebook.screenshot(artifact_path("lab_04_computational_graph.png"), centre=graph)
 
 
 def first_exercise(exercises: nbformat.NotebookNode) -> "tuple[int, int, str]":

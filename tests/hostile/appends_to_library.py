@@ -1,4 +1,4 @@
-"""Appends code to a library the grader imports later in the same run (scikit-learn, for chapter 13's
+"""Appends code to a library the grader imports later in the same run (scikit-learn, for chapter 17's
 reference): that code would run in the grader's own process and make every comparison pass."""
 import pathlib
 

@@ -1,310 +1,180 @@
 """Plausible wrong answers to chapter 04's exercises: each must be caught by its check."""
-import itertools
-import weakref
+from collections import deque
+
+import numpy as np
 
 import glasstorch as torch
-from glasstorch.autograd.engine import execute
-from glasstorch.autograd.graph import grad_accumulator, gradient_edge
+from glasstorch.autograd.graph import AccumulateGrad, Node
 
 
-# -- 04.removable_handle --------------------------------------------------------------------------
+# -- 04.compute_requires_grad -------------------------------------------------------------------------------
 
-def _extra(extra_dict):
-    if extra_dict is None:
-        return []
-    return extra_dict if isinstance(extra_dict, list) else [extra_dict]
-
-
-class HandleWithLengthId:
-    """Uses len(hooks_dict) as the id: after a removal, a new hook takes a living hook's key."""
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = len(hooks_dict)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in _extra(extra_dict))
-
-    def remove(self):
-        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
-            hooks = ref()
-            if hooks is not None and self.id in hooks:
-                del hooks[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.remove()
+def records_ignoring_grad_mode(*inputs):
+    """Forgets torch.no_grad(): records whenever an input requires grad."""
+    return any(getattr(value, "requires_grad", False) for value in inputs)
 
 
-class HandleWithStrongReference:
-    """Keeps the dict itself: a forgotten handle keeps a dead tensor's hooks alive."""
-
-    next_id = itertools.count()
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dicts = [hooks_dict, *_extra(extra_dict)]
-        self.id = next(HandleWithStrongReference.next_id)
-
-    def remove(self):
-        for hooks in self.hooks_dicts:
-            if self.id in hooks:
-                del hooks[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.remove()
+def records_all_inputs(*inputs):
+    """Wants every tensor input to require grad (w * c with a constant c would not record)."""
+    tensors = [value for value in inputs if isinstance(value, torch.Tensor)]
+    return torch.is_grad_enabled() and bool(tensors) and all(t.requires_grad for t in tensors)
 
 
-class HandleRemovingTwiceFails:
-    """del without checking: a second remove() raises KeyError."""
-
-    next_id = itertools.count()
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(HandleRemovingTwiceFails.next_id)
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in _extra(extra_dict))
-
-    def remove(self):
-        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
-            hooks = ref()
-            if hooks is not None:
-                del hooks[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.remove()
+def records_first_input_only(*inputs):
+    """Looks at the first input only, as if it were a method's self."""
+    return torch.is_grad_enabled() and getattr(inputs[0], "requires_grad", False)
 
 
-class HandleIgnoringExtraDict:
-    """Removes the hook from its own dict only."""
-
-    next_id = itertools.count()
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = next(HandleIgnoringExtraDict.next_id)
-
-    def remove(self):
-        hooks = self.hooks_dict_ref()
-        if hooks is not None and self.id in hooks:
-            del hooks[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc_info):
-        self.remove()
+def records_tensors_only(*inputs):
+    """Asks every input for requires_grad: a Python number or None has none."""
+    return torch.is_grad_enabled() and any(value.requires_grad for value in inputs)
 
 
-# -- 04.call_tensor_pre_hooks ---------------------------------------------------------------------
+# -- 04.walk_graph --------------------------------------------------------------------------------
 
-def _run_hooks(node, grad):
-    hooks = node._tensor_pre_hooks
-    for hook in tuple(hooks.values()) if hooks else ():
-        result = hook(grad)
-        if result is not None:
-            if result.shape != grad.shape:
-                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
-            grad = result
-    return grad
-
-
-def _retained(node):
-    return node._retain_grad_ref() if node._retain_grad_ref is not None else None
+def walk_without_memo(roots):
+    """Breadth first, but never remembers what it has seen: shared Nodes come back again and again."""
+    found, queue = [], deque(roots)
+    while queue:
+        node = queue.popleft()
+        found.append(node)
+        queue.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
+    return found
 
 
-def _store(tensor, grad):
-    tensor._grad = grad.detach().clone() if tensor._grad is None else tensor._grad + grad
+def walk_depth_first(roots):
+    """Each Node once, but with a stack: depth first, so the Nodes come in another order."""
+    seen, stack = {}, list(reversed(roots))
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        stack.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
+    return list(seen)
 
 
-def hook_step_retain_first(node, grad):
-    """PyTorch 1.x's order: stores the retained gradient before the hooks change it."""
-    tensor = _retained(node)
-    if tensor is not None:
-        _store(tensor, grad)
-    return _run_hooks(node, grad)
+def walk_recursive(roots):
+    """Breadth-first order by levels, each Node once, but recursing level by level: a long chain
+    overflows the stack."""
+    seen = dict.fromkeys(roots)
+
+    def visit(level):
+        following = []
+        for node in level:
+            for next_node, _ in node.next_functions:
+                if next_node is not None and next_node not in seen:
+                    seen[next_node] = None
+                    following.append(next_node)
+        if following:
+            visit(following)
+
+    visit(list(seen))
+    return list(seen)
 
 
-def hook_step_without_copy(node, grad):
-    """Stores the engine's gradient tensor itself as the first retained .grad."""
-    grad = _run_hooks(node, grad)
-    tensor = _retained(node)
-    if tensor is not None:
-        tensor._grad = grad if tensor._grad is None else tensor._grad + grad
-    return grad
-
-
-def hook_step_overwrites(node, grad):
-    """Stores the latest gradient instead of accumulating it."""
-    grad = _run_hooks(node, grad)
-    tensor = _retained(node)
-    if tensor is not None:
-        tensor._grad = grad.detach().clone()
-    return grad
-
-
-def hook_step_each_hook_sees_the_original(node, grad):
-    """Calls every hook with the incoming gradient and keeps the last replacement."""
-    result = grad
-    for hook in tuple(node._tensor_pre_hooks.values()) if node._tensor_pre_hooks else ():
-        replaced = hook(grad)
-        if replaced is not None:
-            result = replaced
-    tensor = _retained(node)
-    if tensor is not None:
-        _store(tensor, result)
-    return result
-
-
-def hook_step_iterates_the_live_dict(node, grad):
-    """Loops over the hooks dict itself: a hook that removes itself breaks the loop."""
-    for hook in (node._tensor_pre_hooks or {}).values():
-        result = hook(grad)
-        if result is not None:
-            if result.shape != grad.shape:
-                raise RuntimeError("hook has changed the size of value")
-            grad = result
-    tensor = _retained(node)
-    if tensor is not None:
-        _store(tensor, grad)
-    return grad
-
-
-def hook_step_without_shape_check(node, grad):
-    """Accepts whatever a hook returns."""
-    for hook in tuple(node._tensor_pre_hooks.values()) if node._tensor_pre_hooks else ():
-        result = hook(grad)
-        if result is not None:
-            grad = result
-    tensor = _retained(node)
-    if tensor is not None:
-        _store(tensor, grad)
-    return grad
-
-
-def hook_step_trusts_the_weakref(node, grad):
-    """Assumes the retained tensor is still alive."""
-    grad = _run_hooks(node, grad)
-    if node._retain_grad_ref is not None:
-        _store(node._retain_grad_ref(), grad)
-    return grad
-
-
-# -- 04.grad --------------------------------------------------------------------------------------
-
-def _as_tuple(value):
-    return (value,) if isinstance(value, torch.Tensor) else tuple(value)
-
-
-def _roots(outputs, grad_outputs):
-    grad_outputs = [None] * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
-    roots, grads = [], []
-    for index, (output, given) in enumerate(zip(outputs, grad_outputs)):
-        node = gradient_edge(output)
+def walk_keeps_none(roots):
+    """Breadth first with a memo, but queues the None edges too."""
+    seen = dict.fromkeys(roots)
+    queue = deque(seen)
+    while queue:
+        node = queue.popleft()
         if node is None:
-            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
-        if given is None:
-            if output.numel() != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            given = torch.ones_like(output)
-        roots.append(node)
-        grads.append(given)
-    return roots, grads
+            continue
+        for next_node, _ in node.next_functions:
+            if next_node not in seen:
+                seen[next_node] = None
+                queue.append(next_node)
+    return list(seen)
 
 
-def _targets(inputs):
-    for tensor in inputs:
-        if not tensor.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    return [t.grad_fn if t.grad_fn is not None else grad_accumulator(t) for t in inputs]
+def walk_first_root_only(roots):
+    """Walks from roots[0] only (a single output is the common case)."""
+    seen = {roots[0]: None}
+    queue = deque(seen)
+    while queue:
+        for next_node, _ in queue.popleft().next_functions:
+            if next_node is not None and next_node not in seen:
+                seen[next_node] = None
+                queue.append(next_node)
+    return list(seen)
 
 
-def grad_via_backward(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-                      allow_unused=False):
-    """Runs backward(inputs=...) and reads .grad, putting the old .grad back afterwards."""
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    saved = [t._grad for t in inputs]
-    for t in inputs:
-        t._grad = None
-    torch.autograd.backward(outputs, grad_outputs, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
-    result = tuple(t._grad for t in inputs)
-    for t, old in zip(inputs, saved):
-        t._grad = old
-    return result
+# -- 04.add ---------------------------------------------------------------------------------------
+
+def _values(value):
+    return value._data if isinstance(value, torch.Tensor) else value
 
 
-def grad_in_capture_order(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-                          allow_unused=False):
-    """Returns the captured gradients in the order the engine reached them."""
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    roots, grads = _roots(outputs, grad_outputs)
-    targets = _targets(inputs)
-    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
-                       create_graph=create_graph, inputs=targets)
-    return tuple(captured.values())
+def _records(*inputs):
+    return torch.is_grad_enabled() and any(getattr(value, "requires_grad", False) for value in inputs)
 
 
-def grad_ignoring_allow_unused(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-                               allow_unused=False):
-    """Gives None for an unused input without being asked to."""
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    roots, grads = _roots(outputs, grad_outputs)
-    targets = _targets(inputs)
-    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
-                       create_graph=create_graph, inputs=targets)
-    return tuple(captured.get(node) for node in targets)
+class _AddBackward0(Node):
+    def backward(self, grad):
+        return (grad if self.needs_input_grad(0) else None, grad if self.needs_input_grad(1) else None)
 
 
-def grad_never_retains(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-                       allow_unused=False):
-    """retain_graph defaults to False even with create_graph=True."""
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    roots, grads = _roots(outputs, grad_outputs)
-    targets = _targets(inputs)
-    captured = execute(roots, grads, keep_graph=bool(retain_graph), create_graph=create_graph,
-                       inputs=targets)
-    result = []
-    for index, node in enumerate(targets):
-        if node not in captured and not allow_unused:
-            raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in the graph.")
-        result.append(captured.get(node))
-    return tuple(result)
+_AddBackward0.__name__ = _AddBackward0.__qualname__ = "AddBackward0"
 
 
-def grad_ones_for_any_output(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-                             allow_unused=False):
-    """Starts every output with ones, whatever its size: a vector output silently gets summed."""
-    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
-    given = [None] * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
-    roots = []
-    for index, output in enumerate(outputs):
-        node = gradient_edge(output)
-        if node is None:
-            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
-        roots.append(node)
-    grads = [torch.ones_like(out) if g is None else g for out, g in zip(outputs, given)]
-    targets = _targets(inputs)
-    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
-                       create_graph=create_graph, inputs=targets)
-    result = []
-    for index, node in enumerate(targets):
-        if node not in captured and not allow_unused:
-            raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in the graph.")
-        result.append(captured.get(node))
-    return tuple(result)
+def add_always_records(input, other):
+    """Records a Node whatever the inputs and the grad mode."""
+    out = torch.from_numpy(np.asarray(_values(input) + _values(other)))
+    out.grad_fn = _AddBackward0(input, other)
+    out._requires_grad = True
+    return out
+
+
+def add_without_requires_grad(input, other):
+    """Attaches the Node but forgets to mark the result as requiring grad."""
+    out = torch.from_numpy(np.asarray(_values(input) + _values(other)))
+    if _records(input, other):
+        out.grad_fn = _AddBackward0(input, other)
+    return out
+
+
+def add_edges_for_tensors_only(input, other):
+    """Gives the Node only the tensor inputs: w + 1 gets one edge, and 2 + w misplaces it."""
+    out = torch.from_numpy(np.asarray(_values(input) + _values(other)))
+    if _records(input, other):
+        out.grad_fn = _AddBackward0(*[value for value in (input, other) if isinstance(value, torch.Tensor)])
+        out._requires_grad = True
+    return out
+
+
+class _OneGradient(Node):
+    def backward(self, grad):
+        return grad  # one gradient, not a tuple of one per input
+
+
+_OneGradient.__name__ = _OneGradient.__qualname__ = "AddBackward0"
+
+
+def add_backward_returns_one_gradient(input, other):
+    """The Node's backward returns grad itself instead of a tuple with one gradient per input."""
+    out = torch.from_numpy(np.asarray(_values(input) + _values(other)))
+    if _records(input, other):
+        out.grad_fn = _OneGradient(input, other)
+        out._requires_grad = True
+    return out
+
+
+def add_new_accumulators(input, other):
+    """Makes each leaf's edge a fresh AccumulateGrad instead of the leaf's own, shared one."""
+    out = torch.from_numpy(np.asarray(_values(input) + _values(other)))
+    if _records(input, other):
+        node = _AddBackward0(input, other)
+        node._next = tuple(AccumulateGrad(value) if isinstance(edge, AccumulateGrad) else edge
+                           for value, edge in zip((input, other), node._next))
+        out.grad_fn = node
+        out._requires_grad = True
+    return out
 
 
 WRONG = {
-    "04.removable_handle": [HandleWithLengthId, HandleWithStrongReference, HandleRemovingTwiceFails,
-                            HandleIgnoringExtraDict],
-    "04.call_tensor_pre_hooks": [hook_step_retain_first, hook_step_without_copy, hook_step_overwrites,
-                                 hook_step_each_hook_sees_the_original, hook_step_iterates_the_live_dict,
-                                 hook_step_without_shape_check, hook_step_trusts_the_weakref],
-    "04.grad": [grad_via_backward, grad_in_capture_order, grad_ignoring_allow_unused, grad_never_retains,
-                grad_ones_for_any_output],
+    "04.compute_requires_grad": [records_ignoring_grad_mode, records_all_inputs, records_first_input_only, records_tensors_only],
+    "04.walk_graph": [walk_without_memo, walk_depth_first, walk_recursive, walk_keeps_none, walk_first_root_only],
+    "04.add": [add_always_records, add_without_requires_grad, add_edges_for_tensors_only,
+               add_backward_returns_one_gradient, add_new_accumulators],
 }

@@ -1,183 +1,310 @@
 """Plausible wrong answers to chapter 06's exercises: each must be caught by its check."""
+import itertools
+import weakref
+
 import glasstorch as torch
-from glasstorch import nn
+from glasstorch.autograd.engine import execute
+from glasstorch.autograd.graph import grad_accumulator, gradient_edge
 
 
-# -- 06.setattr -----------------------------------------------------------------------------------
-# One routing with switches, each switch a mistake learners make; every wrong answer turns one on.
+# -- 06.removable_handle --------------------------------------------------------------------------
 
-def _setattr(self, name, value, *, clean_up=True, module_first=False, any_tensor_is_buffer=False,
-             none_allowed=True, via_attributes=False, keep_persistence=True):
-    def remove_from(*places):
-        if clean_up:
-            for place in places:
-                if name in place:
-                    place.discard(name) if isinstance(place, set) else place.pop(name)
-
-    def get(attribute):
-        return getattr(self, attribute) if via_attributes else self.__dict__.get(attribute)
-
-    params, modules, buffers = get("_parameters"), get("_modules"), get("_buffers")
-    if module_first and isinstance(value, nn.Module):
-        remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
-        modules[name] = value
-    elif isinstance(value, nn.Parameter):
-        if params is None:
-            raise AttributeError("cannot assign parameters before Module.__init__() call")
-        remove_from(self.__dict__, self._buffers, self._modules, self._non_persistent_buffers_set)
-        self.register_parameter(name, value)
-    elif params is not None and name in params:
-        if value is not None or not none_allowed:
-            raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}'")
-        self.register_parameter(name, value)
-    elif isinstance(value, nn.Module):
-        if modules is None:
-            raise AttributeError("cannot assign module before Module.__init__() call")
-        remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
-        modules[name] = value
-    elif modules is not None and name in modules:
-        if value is not None or not none_allowed:
-            raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}'")
-        modules[name] = value
-    elif (isinstance(value, nn.Buffer) or (buffers is not None and name in buffers)
-          or (any_tensor_is_buffer and isinstance(value, torch.Tensor))):
-        if value is not None and not isinstance(value, torch.Tensor) or value is None and not none_allowed:
-            raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}'")
-        if not keep_persistence:
-            persistent = True
-        elif isinstance(value, nn.Buffer):
-            persistent = value.persistent
-        else:
-            persistent = name not in self._non_persistent_buffers_set
-        self.register_buffer(name, value, persistent)
-    else:
-        object.__setattr__(self, name, value)
+def _extra(extra_dict):
+    if extra_dict is None:
+        return []
+    return extra_dict if isinstance(extra_dict, list) else [extra_dict]
 
 
-def setattr_without_clean_up(self, name, value):
-    """Registers without removing the name from __dict__ and the other dictionaries."""
-    _setattr(self, name, value, clean_up=False)
+class HandleWithLengthId:
+    """Uses len(hooks_dict) as the id: after a removal, a new hook takes a living hook's key."""
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = len(hooks_dict)
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in _extra(extra_dict))
+
+    def remove(self):
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            hooks = ref()
+            if hooks is not None and self.id in hooks:
+                del hooks[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
 
 
-def setattr_module_question_first(self, name, value):
-    """Asks "is it a Module?" before "is the name a parameter's?": a Linear replaces a parameter."""
-    _setattr(self, name, value, module_first=True)
+class HandleWithStrongReference:
+    """Keeps the dict itself: a forgotten handle keeps a dead tensor's hooks alive."""
+
+    next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dicts = [hooks_dict, *_extra(extra_dict)]
+        self.id = next(HandleWithStrongReference.next_id)
+
+    def remove(self):
+        for hooks in self.hooks_dicts:
+            if self.id in hooks:
+                del hooks[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
 
 
-def setattr_every_tensor_is_a_buffer(self, name, value):
-    """Files any plain tensor under _buffers, even under a new name."""
-    _setattr(self, name, value, any_tensor_is_buffer=True)
+class HandleRemovingTwiceFails:
+    """del without checking: a second remove() raises KeyError."""
+
+    next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(HandleRemovingTwiceFails.next_id)
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in _extra(extra_dict))
+
+    def remove(self):
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            hooks = ref()
+            if hooks is not None:
+                del hooks[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
 
 
-def setattr_refusing_none(self, name, value):
-    """Forgets that None is allowed under a registered name."""
-    _setattr(self, name, value, none_allowed=False)
+class HandleIgnoringExtraDict:
+    """Removes the hook from its own dict only."""
+
+    next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(HandleIgnoringExtraDict.next_id)
+
+    def remove(self):
+        hooks = self.hooks_dict_ref()
+        if hooks is not None and self.id in hooks:
+            del hooks[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
 
 
-def setattr_reading_self_dicts(self, name, value):
-    """Reads self._parameters instead of self.__dict__.get("_parameters"): fails before __init__."""
-    _setattr(self, name, value, via_attributes=True)
+# -- 06.call_tensor_pre_hooks ---------------------------------------------------------------------
+
+def _run_hooks(node, grad):
+    hooks = node._tensor_pre_hooks
+    for hook in tuple(hooks.values()) if hooks else ():
+        result = hook(grad)
+        if result is not None:
+            if result.shape != grad.shape:
+                raise RuntimeError(f"hook '{getattr(hook, '__name__', hook)}' has changed the size of value")
+            grad = result
+    return grad
 
 
-def setattr_ignoring_persistence(self, name, value):
-    """Registers every buffer as persistent, whatever nn.Buffer or the old buffer said."""
-    _setattr(self, name, value, keep_persistence=False)
+def _retained(node):
+    return node._retain_grad_ref() if node._retain_grad_ref is not None else None
 
 
-# -- 06.register_parameter ------------------------------------------------------------------------
-
-def _register(self, name, param, *, check_attribute=True, allow_own_names=True, only_parameters=True,
-              check_leaf=True, name_first=True):
-    if "_parameters" not in self.__dict__:
-        raise AttributeError("cannot assign parameter before Module.__init__() call")
-
-    def check_value():
-        if param is not None and only_parameters and not isinstance(param, nn.Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}'")
-        if param is not None and not isinstance(param, torch.Tensor):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}'")
-
-    if not name_first:
-        check_value()
-    if not isinstance(name, str):
-        raise TypeError(f"parameter name should be a string. Got {type(name).__name__}")
-    if "." in name:
-        raise KeyError('parameter name can\'t contain "."')
-    if name == "":
-        raise KeyError('parameter name can\'t be empty string ""')
-    if check_attribute and hasattr(self, name) and (name not in self._parameters or not allow_own_names):
-        raise KeyError(f"attribute '{name}' already exists")
-    check_value()
-    if param is not None and check_leaf and param.grad_fn:
-        raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'.")
-    self._parameters[name] = param
+def _store(tensor, grad):
+    tensor._grad = grad.detach().clone() if tensor._grad is None else tensor._grad + grad
 
 
-def register_parameter_without_attribute_check(self, name, param):
-    """Never asks hasattr: a parameter named 'forward' hides nothing but is hidden by the method."""
-    _register(self, name, param, check_attribute=False)
+def hook_step_retain_first(node, grad):
+    """PyTorch 1.x's order: stores the retained gradient before the hooks change it."""
+    tensor = _retained(node)
+    if tensor is not None:
+        _store(tensor, grad)
+    return _run_hooks(node, grad)
 
 
-def register_parameter_refusing_its_own_names(self, name, param):
-    """Asks hasattr(self, name) but forgets `name not in self._parameters`: no re-registration."""
-    _register(self, name, param, allow_own_names=False)
+def hook_step_without_copy(node, grad):
+    """Stores the engine's gradient tensor itself as the first retained .grad."""
+    grad = _run_hooks(node, grad)
+    tensor = _retained(node)
+    if tensor is not None:
+        tensor._grad = grad if tensor._grad is None else tensor._grad + grad
+    return grad
 
 
-def register_parameter_accepting_tensors(self, name, param):
-    """Checks for a Tensor instead of a Parameter."""
-    _register(self, name, param, only_parameters=False)
+def hook_step_overwrites(node, grad):
+    """Stores the latest gradient instead of accumulating it."""
+    grad = _run_hooks(node, grad)
+    tensor = _retained(node)
+    if tensor is not None:
+        tensor._grad = grad.detach().clone()
+    return grad
 
 
-def register_parameter_without_leaf_check(self, name, param):
-    """Accepts a Parameter that has a grad_fn."""
-    _register(self, name, param, check_leaf=False)
+def hook_step_each_hook_sees_the_original(node, grad):
+    """Calls every hook with the incoming gradient and keeps the last replacement."""
+    result = grad
+    for hook in tuple(node._tensor_pre_hooks.values()) if node._tensor_pre_hooks else ():
+        replaced = hook(grad)
+        if replaced is not None:
+            result = replaced
+    tensor = _retained(node)
+    if tensor is not None:
+        _store(tensor, result)
+    return result
 
 
-def register_parameter_value_first(self, name, param):
-    """Checks the value before the name."""
-    _register(self, name, param, name_first=False)
+def hook_step_iterates_the_live_dict(node, grad):
+    """Loops over the hooks dict itself: a hook that removes itself breaks the loop."""
+    for hook in (node._tensor_pre_hooks or {}).values():
+        result = hook(grad)
+        if result is not None:
+            if result.shape != grad.shape:
+                raise RuntimeError("hook has changed the size of value")
+            grad = result
+    tensor = _retained(node)
+    if tensor is not None:
+        _store(tensor, grad)
+    return grad
 
 
-# -- 06.getattr -----------------------------------------------------------------------------------
-
-def getattr_through_self(self, name):
-    """Reads self._parameters: on a module without its dictionaries, that calls __getattr__ again."""
-    for place in (self._parameters, self._buffers, self._modules):
-        if name in place:
-            return place[name]
-    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-
-def getattr_forgetting_buffers(self, name):
-    """Looks in _parameters and _modules only."""
-    for place in ("_parameters", "_modules"):
-        if place in self.__dict__ and name in self.__dict__[place]:
-            return self.__dict__[place][name]
-    raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+def hook_step_without_shape_check(node, grad):
+    """Accepts whatever a hook returns."""
+    for hook in tuple(node._tensor_pre_hooks.values()) if node._tensor_pre_hooks else ():
+        result = hook(grad)
+        if result is not None:
+            grad = result
+    tensor = _retained(node)
+    if tensor is not None:
+        _store(tensor, grad)
+    return grad
 
 
-def getattr_returning_none(self, name):
-    """Returns None for a missing name instead of raising AttributeError."""
-    for place in ("_parameters", "_buffers", "_modules"):
-        if place in self.__dict__ and name in self.__dict__[place]:
-            return self.__dict__[place][name]
-    return None
+def hook_step_trusts_the_weakref(node, grad):
+    """Assumes the retained tensor is still alive."""
+    grad = _run_hooks(node, grad)
+    if node._retain_grad_ref is not None:
+        _store(node._retain_grad_ref(), grad)
+    return grad
 
 
-def getattr_raising_keyerror(self, name):
-    """Merges the three dictionaries and indexes: a missing name is a KeyError."""
-    merged = {}
-    for place in ("_modules", "_buffers", "_parameters"):
-        merged.update(self.__dict__.get(place, {}))
-    return merged[name]
+# -- 06.grad --------------------------------------------------------------------------------------
+
+def _as_tuple(value):
+    return (value,) if isinstance(value, torch.Tensor) else tuple(value)
+
+
+def _roots(outputs, grad_outputs):
+    grad_outputs = [None] * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
+    roots, grads = [], []
+    for index, (output, given) in enumerate(zip(outputs, grad_outputs)):
+        node = gradient_edge(output)
+        if node is None:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
+        if given is None:
+            if output.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            given = torch.ones_like(output)
+        roots.append(node)
+        grads.append(given)
+    return roots, grads
+
+
+def _targets(inputs):
+    for tensor in inputs:
+        if not tensor.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    return [t.grad_fn if t.grad_fn is not None else grad_accumulator(t) for t in inputs]
+
+
+def grad_via_backward(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+                      allow_unused=False):
+    """Runs backward(inputs=...) and reads .grad, putting the old .grad back afterwards."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    saved = [t._grad for t in inputs]
+    for t in inputs:
+        t._grad = None
+    torch.autograd.backward(outputs, grad_outputs, retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
+    result = tuple(t._grad for t in inputs)
+    for t, old in zip(inputs, saved):
+        t._grad = old
+    return result
+
+
+def grad_in_capture_order(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+                          allow_unused=False):
+    """Returns the captured gradients in the order the engine reached them."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    roots, grads = _roots(outputs, grad_outputs)
+    targets = _targets(inputs)
+    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
+                       create_graph=create_graph, inputs=targets)
+    return tuple(captured.values())
+
+
+def grad_ignoring_allow_unused(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+                               allow_unused=False):
+    """Gives None for an unused input without being asked to."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    roots, grads = _roots(outputs, grad_outputs)
+    targets = _targets(inputs)
+    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
+                       create_graph=create_graph, inputs=targets)
+    return tuple(captured.get(node) for node in targets)
+
+
+def grad_never_retains(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+                       allow_unused=False):
+    """retain_graph defaults to False even with create_graph=True."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    roots, grads = _roots(outputs, grad_outputs)
+    targets = _targets(inputs)
+    captured = execute(roots, grads, keep_graph=bool(retain_graph), create_graph=create_graph,
+                       inputs=targets)
+    result = []
+    for index, node in enumerate(targets):
+        if node not in captured and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in the graph.")
+        result.append(captured.get(node))
+    return tuple(result)
+
+
+def grad_ones_for_any_output(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+                             allow_unused=False):
+    """Starts every output with ones, whatever its size: a vector output silently gets summed."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    given = [None] * len(outputs) if grad_outputs is None else _as_tuple(grad_outputs)
+    roots = []
+    for index, output in enumerate(outputs):
+        node = gradient_edge(output)
+        if node is None:
+            raise RuntimeError(f"element {index} of tensors does not require grad and does not have a grad_fn")
+        roots.append(node)
+    grads = [torch.ones_like(out) if g is None else g for out, g in zip(outputs, given)]
+    targets = _targets(inputs)
+    captured = execute(roots, grads, keep_graph=create_graph if retain_graph is None else retain_graph,
+                       create_graph=create_graph, inputs=targets)
+    result = []
+    for index, node in enumerate(targets):
+        if node not in captured and not allow_unused:
+            raise RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used in the graph.")
+        result.append(captured.get(node))
+    return tuple(result)
 
 
 WRONG = {
-    "06.setattr": [setattr_without_clean_up, setattr_module_question_first, setattr_every_tensor_is_a_buffer,
-                   setattr_refusing_none, setattr_reading_self_dicts, setattr_ignoring_persistence],
-    "06.register_parameter": [register_parameter_without_attribute_check, register_parameter_refusing_its_own_names,
-                              register_parameter_accepting_tensors, register_parameter_without_leaf_check,
-                              register_parameter_value_first],
-    "06.getattr": [getattr_through_self, getattr_forgetting_buffers, getattr_returning_none,
-                   getattr_raising_keyerror],
+    "06.removable_handle": [HandleWithLengthId, HandleWithStrongReference, HandleRemovingTwiceFails,
+                            HandleIgnoringExtraDict],
+    "06.call_tensor_pre_hooks": [hook_step_retain_first, hook_step_without_copy, hook_step_overwrites,
+                                 hook_step_each_hook_sees_the_original, hook_step_iterates_the_live_dict,
+                                 hook_step_without_shape_check, hook_step_trusts_the_weakref],
+    "06.grad": [grad_via_backward, grad_in_capture_order, grad_ignoring_allow_unused, grad_never_retains,
+                grad_ones_for_any_output],
 }

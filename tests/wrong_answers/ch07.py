@@ -1,177 +1,205 @@
 """Plausible wrong answers to chapter 07's exercises: each must be caught by its check."""
-from glasstorch.nn.modules.module import _addindent
+import functools
+
+from glasstorch._tensor import _wrap
+from glasstorch.autograd.grad_mode import _GradMode
 
 
-# -- 07.named_modules -----------------------------------------------------------------------------
+# -- 07.detach ------------------------------------------------------------------------------------
 
-def named_modules_memo_per_parent(self, memo=None, prefix="", remove_duplicate=True):
-    """Deduplicates the children of one parent (as named_children does) but starts a new memo in
-    every call: a module shared by two parents is yielded twice."""
-    yield prefix, self
-    seen = set()
-    for name, module in self._modules.items():
-        if module is None or module in seen:
-            continue
-        seen.add(module)
-        yield from module.named_modules(None, prefix + ("." if prefix else "") + name, remove_duplicate)
+def detach_like_data(tensor):
+    """What `.data` does: shares memory but gets a fresh version counter."""
+    return _wrap(tensor._data)
 
 
-def named_modules_ignoring_remove_duplicate(self, memo=None, prefix="", remove_duplicate=True):
-    """Always adds to the memo, so remove_duplicate=False changes nothing."""
-    if memo is None:
-        memo = set()
-    if self not in memo:
-        memo.add(self)
-        yield prefix, self
-        for name, module in self._modules.items():
-            if module is not None:
-                yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+def detach_copying(tensor):
+    """Copies the values: an in-place change through the result no longer reaches the original."""
+    result = _wrap(tensor._data.copy())
+    result._version_counter = tensor._version_counter
+    return result
 
 
-def named_modules_children_first(self, memo=None, prefix="", remove_duplicate=True):
-    """Post-order: yields the children's walks before the module itself."""
-    if memo is None:
-        memo = set()
-    if self not in memo:
-        if remove_duplicate:
-            memo.add(self)
-        for name, module in self._modules.items():
-            if module is not None:
-                yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
-        yield prefix, self
+def detach_in_place(tensor):
+    """Cuts the original itself out of its graph instead of returning a new tensor."""
+    tensor.grad_fn = None
+    tensor._requires_grad = False
+    return tensor
 
 
-def named_modules_always_a_dot(self, memo=None, prefix="", remove_duplicate=True):
-    """Joins with a dot even at the top, where the prefix is empty: '.stem', '.stem.0', ..."""
-    if memo is None:
-        memo = set()
-    if self not in memo:
-        if remove_duplicate:
-            memo.add(self)
-        yield prefix, self
-        for name, module in self._modules.items():
-            if module is not None:
-                yield from module.named_modules(memo, prefix + "." + name, remove_duplicate)
+def detach_keeping_class(tensor):
+    """Keeps the original's class: a detached Parameter would still be a Parameter."""
+    result = _wrap(tensor._data, type(tensor))
+    result._version_counter = tensor._version_counter
+    return result
 
 
-def named_modules_not_skipping_none(self, memo=None, prefix="", remove_duplicate=True):
-    """Recurses into a None placeholder."""
-    if memo is None:
-        memo = set()
-    if self not in memo:
-        if remove_duplicate:
-            memo.add(self)
-        yield prefix, self
-        for name, module in self._modules.items():
-            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+# -- 07.no_grad -----------------------------------------------------------------------------------
+
+class _Decorator:
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
 
 
-# -- 07.named_members -----------------------------------------------------------------------------
+class no_grad_exit_switches_on(_Decorator):
+    """__exit__ switches recording on instead of restoring the previous mode."""
+    def __enter__(self):
+        _GradMode.enabled = False
 
-def _members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True, *, memo_members=True,
-             honour_recurse=True, skip_none=True, dot_at_root=False, memo_always=False, pass_duplicate=True):
-    memo = set()
-    if recurse or not honour_recurse:
-        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate if pass_duplicate else True)
-    else:
-        modules = [(prefix, self)]
-    for module_prefix, module in modules:
-        for k, v in get_members_fn(module):
-            if (skip_none and v is None) or (memo_members and v in memo):
-                continue
-            if remove_duplicate or memo_always:
-                memo.add(v)
-            yield (module_prefix + "." + k if module_prefix or dot_at_root else k), v
+    def __exit__(self, *exc_info):
+        _GradMode.enabled = True
 
 
-def named_members_without_memo(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
-    """Never skips a member already yielded: a tied weight is listed (and stepped) twice."""
-    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, memo_members=False)
+class no_grad_shared_instance(_Decorator):
+    """The decorator enters `self` on every call: a recursion overwrites the saved mode."""
+    def __enter__(self):
+        self.prev = _GradMode.enabled
+        _GradMode.enabled = False
+
+    def __exit__(self, *exc_info):
+        _GradMode.enabled = self.prev
+
+    def clone(self):
+        return self
 
 
-def named_members_always_recursing(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
-    """Walks the whole tree even with recurse=False."""
-    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, honour_recurse=False)
+class no_grad_without_finally(no_grad_shared_instance):
+    """The wrapper calls __enter__ and __exit__ by hand: an exception skips __exit__."""
+    def clone(self):
+        return self.__class__()
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            context = self.clone()
+            context.__enter__()
+            result = func(*args, **kwargs)
+            context.__exit__(None, None, None)
+            return result
+        return wrapper
 
 
-def named_members_keeping_none(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
-    """Yields the None of Linear(bias=False) as if it were a parameter."""
-    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, skip_none=False)
+class no_grad_without_wraps(no_grad_without_finally):
+    """Right context manager, but the wrapper hides the function's name and docstring."""
+    def __call__(self, func):
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
 
 
-def named_members_memo_always(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
-    """Fills the memo even with remove_duplicate=False."""
-    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, memo_always=True)
+class no_grad_swallowing(no_grad_without_finally):
+    """__exit__ returns True, which tells Python to swallow the exception."""
+    def __exit__(self, *exc_info):
+        _GradMode.enabled = self.prev
+        return True
 
 
-def named_members_not_passing_remove_duplicate(self, get_members_fn, prefix="", recurse=True,
-                                               remove_duplicate=True):
-    """Keeps every member, but walks the modules with named_modules' default (each module once)."""
-    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, pass_duplicate=False)
+# -- 07.set_grad_enabled --------------------------------------------------------------------------
+
+class set_grad_enabled_only_in_enter(_Decorator):
+    """Switches the mode in __enter__ only, so the plain call `set_grad_enabled(False)` does nothing."""
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __enter__(self):
+        self.prev = _GradMode.enabled
+        _GradMode.enabled = self.mode
+
+    def __exit__(self, *exc_info):
+        _GradMode.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
-# -- 07.module_repr -------------------------------------------------------------------------------
+class set_grad_enabled_decorating_switches(_Decorator):
+    """Right as a function and a context manager, but decorating leaves the mode switched."""
+    def __init__(self, mode):
+        self.prev = _GradMode.enabled
+        self.mode = mode
+        _GradMode.enabled = mode
 
-def _repr(self, *, indent_children=True, name_of=None, extra_inline=False, split_extra=True,
-          show_none=True, blank_lines_stay_empty=True):
-    extra = self.extra_repr()
-    extra_lines = (extra.split("\n") if split_extra else [extra]) if extra else []
-    child_lines = []
-    for key, module in self._modules.items():
-        if module is None and not show_none:
-            continue
-        text = repr(module)
-        if indent_children:
-            text = _addindent(text, 2) if blank_lines_stay_empty else text.replace("\n", "\n  ")
-        child_lines.append("(" + key + "): " + text)
-    name = name_of(self) if name_of else self._get_name()
-    if extra_inline and extra_lines:  # the settings always on the first line
-        head, extra_lines = name + "(" + extra_lines[0], extra_lines[1:]
-    else:
-        head = name + "("
-    lines = extra_lines + child_lines
-    if not lines:
-        return head + ")"
-    if len(extra_lines) == 1 and not child_lines:
-        return head + extra_lines[0] + ")"
-    return head + "\n  " + "\n  ".join(lines) + "\n)"
+    def __enter__(self):
+        _GradMode.enabled = self.mode
+
+    def __exit__(self, *exc_info):
+        _GradMode.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
-def repr_without_addindent(self):
-    """Does not indent the children's continuation lines: grandchildren sit at their parent's depth."""
-    return _repr(self, indent_children=False)
+class set_grad_enabled_clone_self(set_grad_enabled_decorating_switches):
+    """Restores the mode in __call__, but enters the same object on every call."""
+    def __call__(self, func):
+        _GradMode.enabled = self.prev
+        return super().__call__(func)
+
+    def clone(self):
+        return self
 
 
-def repr_with_class_name(self):
-    """Uses type(self).__name__ instead of self._get_name()."""
-    return _repr(self, name_of=lambda module: type(module).__name__)
+class set_grad_enabled_exit_switches_on(set_grad_enabled_clone_self):
+    """__exit__ switches recording on instead of restoring the mode saved by __init__."""
+    def __exit__(self, *exc_info):
+        _GradMode.enabled = True
+
+    def clone(self):
+        return self.__class__(self.mode)
 
 
-def repr_extra_on_first_line(self):
-    """Always writes the first extra_repr line next to the name, even when children follow."""
-    return _repr(self, extra_inline=True)
+# -- 07.requires_grad_ ----------------------------------------------------------------------------
+
+def requires_grad_via_setter(tensor, requires_grad=True):
+    """The property's setter refuses a non-leaf even for True, which PyTorch accepts as a no-op."""
+    tensor.requires_grad = requires_grad
+    return tensor
 
 
-def repr_unsplit_extra(self):
-    """Adds extra_repr() as one item, without splitting it into lines."""
-    return _repr(self, split_extra=False)
+def requires_grad_checking_dtype_always(tensor, requires_grad=True):
+    """Refuses an integer tensor even when the flag is switched off."""
+    if not tensor.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if tensor.grad_fn is not None:
+        if requires_grad:
+            return tensor
+        raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+    tensor._requires_grad = bool(requires_grad)
+    return tensor
 
 
-def repr_skipping_none(self):
-    """Leaves out children registered as None."""
-    return _repr(self, show_none=False)
+def requires_grad_without_leaf_check(tensor, requires_grad=True):
+    """Switches a computed tensor's flag off silently: its history would say otherwise."""
+    if requires_grad and not tensor.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    tensor._requires_grad = bool(requires_grad)
+    return tensor
 
 
-def repr_indenting_blank_lines(self):
-    """Indents blank lines too, leaving trailing spaces (the older _addindent)."""
-    return _repr(self, blank_lines_stay_empty=False)
+def requires_grad_returning_none(tensor, requires_grad=True):
+    """Right checks, but returns nothing: `torch.zeros(3).requires_grad_()` would be None."""
+    if requires_grad and not tensor.dtype.is_floating_point:
+        raise RuntimeError("only Tensors of floating point dtype can require gradients")
+    if tensor.grad_fn is not None:
+        if requires_grad:
+            return None
+        raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+    tensor._requires_grad = bool(requires_grad)
 
 
 WRONG = {
-    "07.named_modules": [named_modules_memo_per_parent, named_modules_ignoring_remove_duplicate,
-                         named_modules_children_first, named_modules_always_a_dot, named_modules_not_skipping_none],
-    "07.named_members": [named_members_without_memo, named_members_always_recursing, named_members_keeping_none,
-                         named_members_memo_always, named_members_not_passing_remove_duplicate],
-    "07.module_repr": [repr_without_addindent, repr_with_class_name, repr_extra_on_first_line, repr_unsplit_extra,
-                       repr_skipping_none, repr_indenting_blank_lines],
+    "07.detach": [detach_like_data, detach_copying, detach_in_place, detach_keeping_class],
+    "07.no_grad": [no_grad_exit_switches_on, no_grad_shared_instance, no_grad_without_finally,
+                   no_grad_without_wraps, no_grad_swallowing],
+    "07.set_grad_enabled": [set_grad_enabled_only_in_enter, set_grad_enabled_decorating_switches,
+                            set_grad_enabled_clone_self, set_grad_enabled_exit_switches_on],
+    "07.requires_grad_": [requires_grad_via_setter, requires_grad_checking_dtype_always,
+                          requires_grad_without_leaf_check, requires_grad_returning_none],
 }

@@ -1,378 +1,177 @@
 """Plausible wrong answers to chapter 10's exercises: each must be caught by its check."""
-import itertools
-from collections import OrderedDict
-
-import glasstorch as torch
-from glasstorch.nn.modules.module import _IncompatibleKeys
+from glasstorch.nn.modules.module import _addindent
 
 
-# -- 10._save_to_state_dict ------------------------------------------------------------------------
+# -- 10.named_modules -----------------------------------------------------------------------------
 
-def save_with_non_persistent(self, destination, prefix, keep_vars):
-    """Saves every buffer, the non-persistent ones too."""
-    for name, param in self._parameters.items():
-        if param is not None:
-            destination[prefix + name] = param if keep_vars else param.detach()
-    for name, buf in self._buffers.items():
-        if buf is not None:
-            destination[prefix + name] = buf if keep_vars else buf.detach()
-
-
-def save_clones(self, destination, prefix, keep_vars):
-    """Copies the values: the state dict no longer shares the model's memory."""
-    for name, param in self._parameters.items():
-        if param is not None:
-            destination[prefix + name] = param if keep_vars else param.detach().clone()
-    for name, buf in self._buffers.items():
-        if buf is not None and name not in self._non_persistent_buffers_set:
-            destination[prefix + name] = buf if keep_vars else buf.detach().clone()
-
-
-def save_ignores_keep_vars(self, destination, prefix, keep_vars):
-    for name, param in self._parameters.items():
-        if param is not None:
-            destination[prefix + name] = param.detach()
-    for name, buf in self._buffers.items():
-        if buf is not None and name not in self._non_persistent_buffers_set:
-            destination[prefix + name] = buf.detach()
-
-
-def save_whole_subtree(self, destination, prefix, keep_vars):
-    """Writes the children's tensors too (state_dict already recurses)."""
-    for name, param in self.named_parameters():
-        destination[prefix + name] = param if keep_vars else param.detach()
-    for name, buf in self.named_buffers():
-        destination[prefix + name] = buf if keep_vars else buf.detach()
-
-
-# -- 10.state_dict ---------------------------------------------------------------------------------
-
-def state_dict_without_dot(self, *, destination=None, prefix="", keep_vars=False):
-    if destination is None:
-        destination = OrderedDict()
-        destination._metadata = OrderedDict()
-    if hasattr(destination, "_metadata"):
-        destination._metadata[prefix[:-1]] = {"version": self._version}
-    self._save_to_state_dict(destination, prefix, keep_vars)
+def named_modules_memo_per_parent(self, memo=None, prefix="", remove_duplicate=True):
+    """Deduplicates the children of one parent (as named_children does) but starts a new memo in
+    every call: a module shared by two parents is yielded twice."""
+    yield prefix, self
+    seen = set()
     for name, module in self._modules.items():
-        if module is not None:
-            module.state_dict(destination=destination, prefix=prefix + name, keep_vars=keep_vars)
-    return destination
-
-
-def state_dict_from_named_members(self, *, destination=None, prefix="", keep_vars=False):
-    """named_parameters() then named_buffers(): another order, no repeats, non-persistent buffers in."""
-    destination = OrderedDict() if destination is None else destination
-    for name, tensor in itertools.chain(self.named_parameters(), self.named_buffers()):
-        destination[prefix + name] = tensor if keep_vars else tensor.detach()
-    return destination
-
-
-def state_dict_without_metadata(self, *, destination=None, prefix="", keep_vars=False):
-    if destination is None:
-        destination = OrderedDict()
-    self._save_to_state_dict(destination, prefix, keep_vars)
-    for name, module in self._modules.items():
-        if module is not None:
-            module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-    return destination
-
-
-def state_dict_merges_new_dicts(self, *, destination=None, prefix="", keep_vars=False):
-    """Each child makes its own dictionary, merged with update(): the children's _metadata is lost."""
-    if destination is None:
-        destination = OrderedDict()
-        destination._metadata = OrderedDict()
-    if hasattr(destination, "_metadata"):
-        destination._metadata[prefix[:-1]] = {"version": self._version}
-    self._save_to_state_dict(destination, prefix, keep_vars)
-    for name, module in self._modules.items():
-        if module is not None:
-            destination.update(module.state_dict(prefix=prefix + name + ".", keep_vars=keep_vars))
-    return destination
-
-
-def state_dict_metadata_unconditionally(self, *, destination=None, prefix="", keep_vars=False):
-    """Assumes every destination has _metadata: a plain dict passed in fails."""
-    if destination is None:
-        destination = OrderedDict()
-        destination._metadata = OrderedDict()
-    destination._metadata[prefix[:-1]] = {"version": self._version}
-    self._save_to_state_dict(destination, prefix, keep_vars)
-    for name, module in self._modules.items():
-        if module is not None:
-            module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
-    return destination
-
-
-# -- 10._load_from_state_dict ----------------------------------------------------------------------
-
-def _own(module):
-    persistent = {k: v for k, v in module._buffers.items() if k not in module._non_persistent_buffers_set}
-    return {k: v for k, v in itertools.chain(module._parameters.items(), persistent.items()) if v is not None}
-
-
-def _size_message(key, given, expected):
-    return (f"size mismatch for {key}: copying a param with shape {given.shape} from checkpoint, "
-            f"the shape in current model is {expected.shape}.")
-
-
-def load_from_never_unexpected(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                               error_msgs):
-    """Copies and reports missing keys, but never looks for unexpected ones."""
-    for name, param in _own(self).items():
-        key = prefix + name
-        if key not in state_dict:
-            if strict:
-                missing_keys.append(key)
+        if module is None or module in seen:
             continue
-        if state_dict[key].shape != param.shape:
-            error_msgs.append(_size_message(key, state_dict[key], param))
+        seen.add(module)
+        yield from module.named_modules(None, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+
+def named_modules_ignoring_remove_duplicate(self, memo=None, prefix="", remove_duplicate=True):
+    """Always adds to the memo, so remove_duplicate=False changes nothing."""
+    if memo is None:
+        memo = set()
+    if self not in memo:
+        memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+
+def named_modules_children_first(self, memo=None, prefix="", remove_duplicate=True):
+    """Post-order: yields the children's walks before the module itself."""
+    if memo is None:
+        memo = set()
+    if self not in memo:
+        if remove_duplicate:
+            memo.add(self)
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+        yield prefix, self
+
+
+def named_modules_always_a_dot(self, memo=None, prefix="", remove_duplicate=True):
+    """Joins with a dot even at the top, where the prefix is empty: '.stem', '.stem.0', ..."""
+    if memo is None:
+        memo = set()
+    if self not in memo:
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, prefix + "." + name, remove_duplicate)
+
+
+def named_modules_not_skipping_none(self, memo=None, prefix="", remove_duplicate=True):
+    """Recurses into a None placeholder."""
+    if memo is None:
+        memo = set()
+    if self not in memo:
+        if remove_duplicate:
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+
+# -- 10.named_members -----------------------------------------------------------------------------
+
+def _members(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True, *, memo_members=True,
+             honour_recurse=True, skip_none=True, dot_at_root=False, memo_always=False, pass_duplicate=True):
+    memo = set()
+    if recurse or not honour_recurse:
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate if pass_duplicate else True)
+    else:
+        modules = [(prefix, self)]
+    for module_prefix, module in modules:
+        for k, v in get_members_fn(module):
+            if (skip_none and v is None) or (memo_members and v in memo):
+                continue
+            if remove_duplicate or memo_always:
+                memo.add(v)
+            yield (module_prefix + "." + k if module_prefix or dot_at_root else k), v
+
+
+def named_members_without_memo(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+    """Never skips a member already yielded: a tied weight is listed (and stepped) twice."""
+    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, memo_members=False)
+
+
+def named_members_always_recursing(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+    """Walks the whole tree even with recurse=False."""
+    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, honour_recurse=False)
+
+
+def named_members_keeping_none(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+    """Yields the None of Linear(bias=False) as if it were a parameter."""
+    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, skip_none=False)
+
+
+def named_members_memo_always(self, get_members_fn, prefix="", recurse=True, remove_duplicate=True):
+    """Fills the memo even with remove_duplicate=False."""
+    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, memo_always=True)
+
+
+def named_members_not_passing_remove_duplicate(self, get_members_fn, prefix="", recurse=True,
+                                               remove_duplicate=True):
+    """Keeps every member, but walks the modules with named_modules' default (each module once)."""
+    yield from _members(self, get_members_fn, prefix, recurse, remove_duplicate, pass_duplicate=False)
+
+
+# -- 10.module_repr -------------------------------------------------------------------------------
+
+def _repr(self, *, indent_children=True, name_of=None, extra_inline=False, split_extra=True,
+          show_none=True, blank_lines_stay_empty=True):
+    extra = self.extra_repr()
+    extra_lines = (extra.split("\n") if split_extra else [extra]) if extra else []
+    child_lines = []
+    for key, module in self._modules.items():
+        if module is None and not show_none:
             continue
-        with torch.no_grad():
-            param.copy_(state_dict[key])
+        text = repr(module)
+        if indent_children:
+            text = _addindent(text, 2) if blank_lines_stay_empty else text.replace("\n", "\n  ")
+        child_lines.append("(" + key + "): " + text)
+    name = name_of(self) if name_of else self._get_name()
+    if extra_inline and extra_lines:  # the settings always on the first line
+        head, extra_lines = name + "(" + extra_lines[0], extra_lines[1:]
+    else:
+        head = name + "("
+    lines = extra_lines + child_lines
+    if not lines:
+        return head + ")"
+    if len(extra_lines) == 1 and not child_lines:
+        return head + extra_lines[0] + ")"
+    return head + "\n  " + "\n  ".join(lines) + "\n)"
 
 
-def load_from_assigns(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs):
-    """Puts new Parameters in place of the module's: an optimizer keeps the old ones."""
-    for name, param in _own(self).items():
-        key = prefix + name
-        if key not in state_dict:
-            if strict:
-                missing_keys.append(key)
-            continue
-        if state_dict[key].shape != param.shape:
-            error_msgs.append(_size_message(key, state_dict[key], param))
-            continue
-        if name in self._parameters:
-            self._parameters[name] = torch.nn.Parameter(state_dict[key].clone(), param.requires_grad)
-        else:
-            self._buffers[name] = state_dict[key].clone()
-    if strict:
-        for key in state_dict:
-            if key.startswith(prefix):
-                head, *rest = key[len(prefix):].split(".", 1)
-                if (rest and head not in self._modules) or (not rest and head not in _own(self)):
-                    unexpected_keys.append(key)
+def repr_without_addindent(self):
+    """Does not indent the children's continuation lines: grandchildren sit at their parent's depth."""
+    return _repr(self, indent_children=False)
 
 
-def load_from_raises_on_mismatch(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                                 error_msgs):
-    """Raises at the first mismatch: the rest of the model is never loaded."""
-    for name, param in _own(self).items():
-        key = prefix + name
-        if key not in state_dict:
-            if strict:
-                missing_keys.append(key)
-            continue
-        if state_dict[key].shape != param.shape:
-            raise RuntimeError(_size_message(key, state_dict[key], param))
-        with torch.no_grad():
-            param.copy_(state_dict[key])
-    if strict:
-        for key in state_dict:
-            if key.startswith(prefix):
-                head, *rest = key[len(prefix):].split(".", 1)
-                if (rest and head not in self._modules) or (not rest and head not in _own(self)):
-                    unexpected_keys.append(key)
+def repr_with_class_name(self):
+    """Uses type(self).__name__ instead of self._get_name()."""
+    return _repr(self, name_of=lambda module: type(module).__name__)
 
 
-def load_from_expects_every_buffer(self, state_dict, prefix, local_metadata, strict, missing_keys,
-                                   unexpected_keys, error_msgs):
-    """Expects the non-persistent buffers too: `mask` is reported missing."""
-    own = {k: v for k, v in itertools.chain(self._parameters.items(), self._buffers.items()) if v is not None}
-    for name, param in own.items():
-        key = prefix + name
-        if key not in state_dict:
-            if strict:
-                missing_keys.append(key)
-            continue
-        if state_dict[key].shape != param.shape:
-            error_msgs.append(_size_message(key, state_dict[key], param))
-            continue
-        with torch.no_grad():
-            param.copy_(state_dict[key])
-    if strict:
-        for key in state_dict:
-            if key.startswith(prefix):
-                head, *rest = key[len(prefix):].split(".", 1)
-                if (rest and head not in self._modules) or (not rest and head not in own):
-                    unexpected_keys.append(key)
+def repr_extra_on_first_line(self):
+    """Always writes the first extra_repr line next to the name, even when children follow."""
+    return _repr(self, extra_inline=True)
 
 
-def load_from_flat_unexpected(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                              error_msgs):
-    """Calls every key under the prefix unexpected unless it is an own entry: the children's keys too."""
-    for name, param in _own(self).items():
-        key = prefix + name
-        if key not in state_dict:
-            if strict:
-                missing_keys.append(key)
-            continue
-        if state_dict[key].shape != param.shape:
-            error_msgs.append(_size_message(key, state_dict[key], param))
-            continue
-        with torch.no_grad():
-            param.copy_(state_dict[key])
-    if strict:
-        for key in state_dict:
-            if key.startswith(prefix) and key[len(prefix):] not in _own(self):
-                unexpected_keys.append(key)
+def repr_unsplit_extra(self):
+    """Adds extra_repr() as one item, without splitting it into lines."""
+    return _repr(self, split_extra=False)
 
 
-# -- 10.load_state_dict ----------------------------------------------------------------------------
-
-def _raise_if(self, strict, missing_keys, unexpected_keys, error_msgs):
-    if strict:
-        if unexpected_keys:
-            error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                ", ".join(f'"{k}"' for k in unexpected_keys)))
-        if missing_keys:
-            error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing_keys)))
-    if error_msgs:
-        raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-            self.__class__.__name__, "\n\t".join(error_msgs)))
+def repr_skipping_none(self):
+    """Leaves out children registered as None."""
+    return _repr(self, show_none=False)
 
 
-def load_without_copy(self, state_dict, strict=True):
-    """Hands the caller's own dictionary to the modules: a pre-hook that renames keys changes it."""
-    missing_keys, unexpected_keys, error_msgs = [], [], []
-    metadata = getattr(state_dict, "_metadata", None)
-
-    def load(module, local_state_dict, prefix=""):
-        local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-        module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                     unexpected_keys, error_msgs)
-        for name, child in module._modules.items():
-            if child is not None:
-                load(child, local_state_dict, prefix + name + ".")
-
-    load(self, state_dict)
-    _raise_if(self, strict, missing_keys, unexpected_keys, error_msgs)
-    return _IncompatibleKeys(missing_keys, unexpected_keys)
-
-
-def load_without_metadata(self, state_dict, strict=True):
-    """Never hands the modules their versions."""
-    missing_keys, unexpected_keys, error_msgs = [], [], []
-    state_dict = OrderedDict(state_dict)
-
-    def load(module, local_state_dict, prefix=""):
-        module._load_from_state_dict(local_state_dict, prefix, {}, True, missing_keys, unexpected_keys, error_msgs)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = prefix + name + "."
-                load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}, child_prefix)
-
-    load(self, state_dict)
-    _raise_if(self, strict, missing_keys, unexpected_keys, error_msgs)
-    return _IncompatibleKeys(missing_keys, unexpected_keys)
-
-
-def load_strict_false_forgives_everything(self, state_dict, strict=True):
-    """With strict=False, returns without raising even for size mismatches."""
-    missing_keys, unexpected_keys, error_msgs = [], [], []
-    metadata = getattr(state_dict, "_metadata", None)
-    state_dict = OrderedDict(state_dict)
-
-    def load(module, local_state_dict, prefix=""):
-        local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-        module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                     unexpected_keys, error_msgs)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = prefix + name + "."
-                load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}, child_prefix)
-
-    load(self, state_dict)
-    if strict:
-        _raise_if(self, strict, missing_keys, unexpected_keys, error_msgs)
-    return _IncompatibleKeys(missing_keys, unexpected_keys)
-
-
-def load_unexpected_first(self, state_dict, strict=True):
-    """Puts the Unexpected line before the Missing one."""
-    missing_keys, unexpected_keys, error_msgs = [], [], []
-    metadata = getattr(state_dict, "_metadata", None)
-    state_dict = OrderedDict(state_dict)
-
-    def load(module, local_state_dict, prefix=""):
-        local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-        module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                     unexpected_keys, error_msgs)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = prefix + name + "."
-                load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}, child_prefix)
-
-    load(self, state_dict)
-    if strict:
-        if missing_keys:
-            error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing_keys)))
-        if unexpected_keys:
-            error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                ", ".join(f'"{k}"' for k in unexpected_keys)))
-    if error_msgs:
-        raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-            self.__class__.__name__, "\n\t".join(error_msgs)))
-    return _IncompatibleKeys(missing_keys, unexpected_keys)
-
-
-def load_returns_plain_tuple(self, state_dict, strict=True):
-    """Returns (missing_keys, unexpected_keys), a plain tuple without the field names."""
-    missing_keys, unexpected_keys, error_msgs = [], [], []
-    metadata = getattr(state_dict, "_metadata", None)
-    state_dict = OrderedDict(state_dict)
-
-    def load(module, local_state_dict, prefix=""):
-        local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-        module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
-                                     unexpected_keys, error_msgs)
-        for name, child in module._modules.items():
-            if child is not None:
-                child_prefix = prefix + name + "."
-                load(child, {k: v for k, v in local_state_dict.items() if k.startswith(child_prefix)}, child_prefix)
-
-    load(self, state_dict)
-    _raise_if(self, strict, missing_keys, unexpected_keys, error_msgs)
-    return missing_keys, unexpected_keys
-
-
-# -- 10.resume -------------------------------------------------------------------------------------
-
-def resume_model_only(path, model, optimizer):
-    """Forgets the optimizer's state: momentum (or Adam's averages) start again from nothing."""
-    checkpoint = torch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"])
-    model.train()
-    return checkpoint["epoch"] + 1
-
-
-def resume_saved_epoch(path, model, optimizer):
-    """Returns the saved epoch, which was already completed: it is trained twice."""
-    checkpoint = torch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"])
-    optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
-    model.train()
-    return checkpoint["epoch"]
-
-
-def resume_with_assign(path, model, optimizer):
-    """assign=True puts new Parameters into the model; the optimizer built before keeps the old ones."""
-    checkpoint = torch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"], assign=True)
-    optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
-    model.train()
-    return checkpoint["epoch"] + 1
+def repr_indenting_blank_lines(self):
+    """Indents blank lines too, leaving trailing spaces (the older _addindent)."""
+    return _repr(self, blank_lines_stay_empty=False)
 
 
 WRONG = {
-    "10._save_to_state_dict": [save_with_non_persistent, save_clones, save_ignores_keep_vars, save_whole_subtree],
-    "10.state_dict": [state_dict_without_dot, state_dict_from_named_members, state_dict_without_metadata,
-                      state_dict_merges_new_dicts, state_dict_metadata_unconditionally],
-    "10._load_from_state_dict": [load_from_never_unexpected, load_from_assigns, load_from_raises_on_mismatch,
-                                 load_from_expects_every_buffer, load_from_flat_unexpected],
-    "10.load_state_dict": [load_without_copy, load_without_metadata, load_strict_false_forgives_everything,
-                           load_unexpected_first, load_returns_plain_tuple],
-    "10.resume": [resume_model_only, resume_saved_epoch, resume_with_assign],
+    "10.named_modules": [named_modules_memo_per_parent, named_modules_ignoring_remove_duplicate,
+                         named_modules_children_first, named_modules_always_a_dot, named_modules_not_skipping_none],
+    "10.named_members": [named_members_without_memo, named_members_always_recursing, named_members_keeping_none,
+                         named_members_memo_always, named_members_not_passing_remove_duplicate],
+    "10.module_repr": [repr_without_addindent, repr_with_class_name, repr_extra_on_first_line, repr_unsplit_extra,
+                       repr_skipping_none, repr_indenting_blank_lines],
 }

@@ -1,150 +1,283 @@
 """Plausible wrong answers to chapter 12's exercises: each must be caught by its check."""
-import math
+import itertools
+import weakref
+from collections import OrderedDict
 
-import glasstorch as torch
-
-
-# -- 12.sgd_step ----------------------------------------------------------------------------------
-
-def _sgd(params, grads, momentum_buffer_list, *, weight_decay, momentum, lr, dampening, nesterov, maximize,
-         clone=True, damp_first=False, decay_in_place=False, nesterov_uses_buf=False, store=True):
-    for i, param in enumerate(params):
-        grad = grads[i] if not maximize else -grads[i]
-        if weight_decay != 0:
-            grad = grad.add_(param, alpha=weight_decay) if decay_in_place else grad.add(param, alpha=weight_decay)
-        if momentum != 0:
-            buf = momentum_buffer_list[i]
-            if buf is None:
-                buf = grad.detach().clone() if clone else grad
-                if damp_first:
-                    buf.mul_(1 - dampening)
-                if store:
-                    momentum_buffer_list[i] = buf
-            else:
-                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-            grad = buf if nesterov_uses_buf or not nesterov else grad.add(buf, alpha=momentum)
-        param.add_(grad, alpha=-lr)
+from glasstorch.utils import hooks
 
 
-def sgd_buffer_is_the_gradient(params, grads, momentum_buffer_list, **options):
-    """buf = grad without a clone: the buffer and .grad are one tensor."""
-    _sgd(params, grads, momentum_buffer_list, **options, clone=False)
+# -- 12._call_impl ---------------------------------------------------------------------------------
 
-
-def sgd_dampening_at_the_first_step(params, grads, momentum_buffer_list, **options):
-    _sgd(params, grads, momentum_buffer_list, **options, damp_first=True)
-
-
-def sgd_weight_decay_in_place(params, grads, momentum_buffer_list, **options):
-    """grad.add_(param, ...) changes p.grad itself."""
-    _sgd(params, grads, momentum_buffer_list, **options, decay_in_place=True)
-
-
-def sgd_nesterov_like_momentum(params, grads, momentum_buffer_list, **options):
-    _sgd(params, grads, momentum_buffer_list, **options, nesterov_uses_buf=True)
-
-
-def sgd_buffer_not_stored(params, grads, momentum_buffer_list, **options):
-    """Makes the buffer but never puts it in the list: every step is a first step."""
-    _sgd(params, grads, momentum_buffer_list, **options, store=False)
-
-
-# -- 12.adam_step ---------------------------------------------------------------------------------
-
-def _adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, *, amsgrad, beta1, beta2, lr,
-          weight_decay, eps, maximize, decoupled_weight_decay, correct=True, eps_inside=False, count_in_place=True,
-          decouple=True, max_of_squares=False):
-    for i, param in enumerate(params):
-        grad = grads[i] if not maximize else -grads[i]
-        if count_in_place:
-            state_steps[i] += 1
-            step = state_steps[i].item()
-        else:  # a new tensor: the state's counter stays at 0
-            step = (state_steps[i] + 1).item()
-        if weight_decay != 0:
-            if decoupled_weight_decay and decouple:
-                param.mul_(1 - lr * weight_decay)
-            else:
-                grad = grad.add(param, alpha=weight_decay)
-        exp_avgs[i].mul_(beta1).add_(grad, alpha=1 - beta1)
-        exp_avg_sqs[i].mul_(beta2).add_(grad * grad, alpha=1 - beta2)
-        bc1 = 1 - beta1 ** step if correct else 1.0
-        bc2 = 1 - beta2 ** step if correct else 1.0
-        second = exp_avg_sqs[i]
-        if amsgrad:
-            new = grad * grad if max_of_squares else exp_avg_sqs[i]
-            max_exp_avg_sqs[i].copy_(torch.maximum(max_exp_avg_sqs[i], new))
-            second = max_exp_avg_sqs[i]
-        if eps_inside:
-            denom = (second / bc2 + eps).sqrt()
+def _call_impl_no_wrap(self, *args, **kwargs):
+    """Takes a pre-hook's single returned value as the new args without wrapping it in a tuple."""
+    for hook_id, hook in self._forward_pre_hooks.items():
+        if hook_id in self._forward_pre_hooks_with_kwargs:
+            result = hook(self, args, kwargs)
+            if result is not None:
+                args, kwargs = result
         else:
-            denom = second.sqrt() / math.sqrt(bc2) + eps
-        param.add_(exp_avgs[i] / denom, alpha=-lr / bc1)
+            result = hook(self, args)
+            if result is not None:
+                args = result
+    output = self.forward(*args, **kwargs)
+    for hook_id, hook in self._forward_hooks.items():
+        if hook_id in self._forward_hooks_with_kwargs:
+            result = hook(self, args, kwargs, output)
+        else:
+            result = hook(self, args, output)
+        if result is not None:
+            output = result
+    return output
 
 
-def adam_without_bias_correction(*args, **options):
-    _adam(*args, **options, correct=False)
+def _call_impl_ignores_hook_results(self, *args, **kwargs):
+    """Runs every hook, but never lets one replace the output."""
+    for hook_id, hook in self._forward_pre_hooks.items():
+        if hook_id in self._forward_pre_hooks_with_kwargs:
+            result = hook(self, args, kwargs)
+            if result is not None:
+                args, kwargs = result
+        else:
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+    output = self.forward(*args, **kwargs)
+    for hook_id, hook in self._forward_hooks.items():
+        if hook_id in self._forward_hooks_with_kwargs:
+            hook(self, args, kwargs, output)
+        else:
+            hook(self, args, output)
+    return output
 
 
-def adam_eps_under_the_root(*args, **options):
-    _adam(*args, **options, eps_inside=True)
+def _call_impl_hooks_see_original_args(self, *args, **kwargs):
+    """The forward hooks receive the arguments of the call, not those the pre-hooks made."""
+    call_args = args
+    for hook_id, hook in self._forward_pre_hooks.items():
+        if hook_id in self._forward_pre_hooks_with_kwargs:
+            result = hook(self, args, kwargs)
+            if result is not None:
+                args, kwargs = result
+        else:
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+    output = self.forward(*args, **kwargs)
+    for hook_id, hook in self._forward_hooks.items():
+        result = (hook(self, call_args, kwargs, output) if hook_id in self._forward_hooks_with_kwargs
+                  else hook(self, call_args, output))
+        if result is not None:
+            output = result
+    return output
 
 
-def adam_step_count_not_in_place(*args, **options):
-    _adam(*args, **options, count_in_place=False)
+def _call_impl_ignores_with_kwargs(self, *args, **kwargs):
+    """Calls every hook the plain way."""
+    for hook in self._forward_pre_hooks.values():
+        result = hook(self, args)
+        if result is not None:
+            args = result if isinstance(result, tuple) else (result,)
+    output = self.forward(*args, **kwargs)
+    for hook in self._forward_hooks.values():
+        result = hook(self, args, output)
+        if result is not None:
+            output = result
+    return output
 
 
-def adam_decoupled_decay_as_l2(*args, **options):
-    _adam(*args, **options, decouple=False)
+def _call_impl_unchecked_pair(self, *args, **kwargs):
+    """Unpacks a with_kwargs pre-hook's result without checking that it is a pair."""
+    for hook_id, hook in self._forward_pre_hooks.items():
+        if hook_id in self._forward_pre_hooks_with_kwargs:
+            result = hook(self, args, kwargs)
+            if result is not None:
+                args, kwargs = result[0], (result[1] if len(result) > 1 else kwargs)
+        else:
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+    output = self.forward(*args, **kwargs)
+    for hook_id, hook in self._forward_hooks.items():
+        if hook_id in self._forward_hooks_with_kwargs:
+            result = hook(self, args, kwargs, output)
+        else:
+            result = hook(self, args, output)
+        if result is not None:
+            output = result
+    return output
 
 
-def adam_amsgrad_max_of_squared_gradients(*args, **options):
-    _adam(*args, **options, max_of_squares=True)
+# -- 12.register_forward_hook ----------------------------------------------------------------------
+
+def register_without_extra_dict(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+    """remove() then leaves the options behind."""
+    handle = hooks.RemovableHandle(self._forward_hooks)
+    self._forward_hooks[handle.id] = hook
+    if with_kwargs:
+        self._forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        self._forward_hooks_always_called[handle.id] = True
+    if prepend:
+        self._forward_hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
-# -- 12.cosine_get_lr -----------------------------------------------------------------------------
-
-def cosine_closed_form(self):
-    """Right on a schedule left alone, but not chainable: ignores the current lr."""
-    return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-            for base_lr in self.base_lrs]
-
-
-def cosine_without_the_initial_step(self):
-    t = self.last_epoch
-    if (t - 1 - self.T_max) % (2 * self.T_max) == 0:
-        return [group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                for base_lr, group in zip(self.base_lrs, self.optimizer.param_groups)]
-    ratio = (1 + math.cos(math.pi * t / self.T_max)) / (1 + math.cos(math.pi * (t - 1) / self.T_max))
-    return [self.eta_min + (group["lr"] - self.eta_min) * ratio for group in self.optimizer.param_groups]
+def register_ignores_prepend(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+    handle = hooks.RemovableHandle(self._forward_hooks,
+                                   extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
+    self._forward_hooks[handle.id] = hook
+    if with_kwargs:
+        self._forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        self._forward_hooks_always_called[handle.id] = True
+    return handle
 
 
-def cosine_without_the_bottom(self):
-    """Divides by zero at the bottom of the cosine."""
-    if self._is_initial:
-        return [group["lr"] for group in self.optimizer.param_groups]
-    t = self.last_epoch
-    ratio = (1 + math.cos(math.pi * t / self.T_max)) / (1 + math.cos(math.pi * (t - 1) / self.T_max))
-    return [self.eta_min + (group["lr"] - self.eta_min) * ratio for group in self.optimizer.param_groups]
+def register_prepend_new_dict(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+    """Prepends by building a new dictionary: the handles made so far point at the old one."""
+    handle = hooks.RemovableHandle(self._forward_hooks,
+                                   extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
+    if prepend:
+        self._forward_hooks = OrderedDict([(handle.id, hook), *self._forward_hooks.items()])
+    else:
+        self._forward_hooks[handle.id] = hook
+    if with_kwargs:
+        self._forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        self._forward_hooks_always_called[handle.id] = True
+    return handle
 
 
-def cosine_ratio_forgets_eta_min(self):
-    """Scales the lr itself instead of its distance to eta_min."""
-    if self._is_initial:
-        return [group["lr"] for group in self.optimizer.param_groups]
-    t = self.last_epoch
-    if (t - 1 - self.T_max) % (2 * self.T_max) == 0:
-        return [group["lr"] + (base_lr - self.eta_min) * (1 - math.cos(math.pi / self.T_max)) / 2
-                for base_lr, group in zip(self.base_lrs, self.optimizer.param_groups)]
-    ratio = (1 + math.cos(math.pi * t / self.T_max)) / (1 + math.cos(math.pi * (t - 1) / self.T_max))
-    return [group["lr"] * ratio for group in self.optimizer.param_groups]
+def register_stores_false_flags(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+    """Records the options whatever their value: `_call_impl` tests membership, not the value."""
+    handle = hooks.RemovableHandle(self._forward_hooks,
+                                   extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
+    self._forward_hooks[handle.id] = hook
+    self._forward_hooks_with_kwargs[handle.id] = with_kwargs
+    self._forward_hooks_always_called[handle.id] = always_call
+    if prepend:
+        self._forward_hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
+# -- 12.RemovableHandle ----------------------------------------------------------------------------
+
+class HandleWithLenId:
+    """The id is the dictionary's size: after a removal, the next hook gets an id already in use."""
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = len(hooks_dict)
+        extra = [] if extra_dict is None else extra_dict if isinstance(extra_dict, list) else [extra_dict]
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
+
+    def remove(self):
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            d = ref()
+            if d is not None and self.id in d:
+                del d[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+class HandleStrongReference:
+    """Holds the dictionary itself: a handle keeps a module's hooks alive."""
+
+    next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict = hooks_dict
+        self.id = next(HandleStrongReference.next_id)
+        self.extra = [] if extra_dict is None else extra_dict if isinstance(extra_dict, list) else [extra_dict]
+
+    def remove(self):
+        for d in (self.hooks_dict, *self.extra):
+            if self.id in d:
+                del d[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+class HandleRemoveTwiceFails:
+    """remove() deletes without checking: a second remove() raises KeyError."""
+
+    next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(HandleRemoveTwiceFails.next_id)
+        extra = [] if extra_dict is None else extra_dict if isinstance(extra_dict, list) else [extra_dict]
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
+
+    def remove(self):
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            d = ref()
+            if d is not None:
+                del d[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+class HandleIgnoresExtraDict:
+    next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(HandleIgnoresExtraDict.next_id)
+
+    def remove(self):
+        d = self.hooks_dict_ref()
+        if d is not None and self.id in d:
+            del d[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.remove()
+
+
+class HandleWithoutExit:
+    """A context manager that forgets to remove the hook at the end of the with block."""
+
+    next_id = itertools.count()
+
+    def __init__(self, hooks_dict, *, extra_dict=None):
+        self.hooks_dict_ref = weakref.ref(hooks_dict)
+        self.id = next(HandleWithoutExit.next_id)
+        extra = [] if extra_dict is None else extra_dict if isinstance(extra_dict, list) else [extra_dict]
+        self.extra_dict_ref = tuple(weakref.ref(d) for d in extra)
+
+    def remove(self):
+        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
+            d = ref()
+            if d is not None and self.id in d:
+                del d[self.id]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        pass
 
 
 WRONG = {
-    "12.sgd_step": [sgd_buffer_is_the_gradient, sgd_dampening_at_the_first_step, sgd_weight_decay_in_place,
-                    sgd_nesterov_like_momentum, sgd_buffer_not_stored],
-    "12.adam_step": [adam_without_bias_correction, adam_eps_under_the_root, adam_step_count_not_in_place,
-                     adam_decoupled_decay_as_l2, adam_amsgrad_max_of_squared_gradients],
-    "12.cosine_get_lr": [cosine_closed_form, cosine_without_the_initial_step, cosine_without_the_bottom,
-                         cosine_ratio_forgets_eta_min],
+    "12._call_impl": [_call_impl_no_wrap, _call_impl_ignores_hook_results, _call_impl_hooks_see_original_args,
+                      _call_impl_ignores_with_kwargs, _call_impl_unchecked_pair],
+    "12.register_forward_hook": [register_without_extra_dict, register_ignores_prepend, register_prepend_new_dict,
+                                 register_stores_false_flags],
+    "12.RemovableHandle": [HandleWithLenId, HandleStrongReference, HandleRemoveTwiceFails, HandleIgnoresExtraDict,
+                           HandleWithoutExit],
 }

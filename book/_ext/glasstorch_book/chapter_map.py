@@ -32,7 +32,7 @@ class chapter_map_node(nodes.General, nodes.Element):
 
 
 def chapter_docnames() -> dict[str, str]:
-    """{"02": "02_computational_graph", ...} from the notebooks in book/."""
+    """{"04": "04_computational_graph", ...} from the notebooks in book/."""
     return {notebook.name[:2]: notebook.stem for notebook in chapter_notebooks()}
 
 

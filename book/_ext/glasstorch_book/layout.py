@@ -1,7 +1,7 @@
 """Where things are: the repository's folders and the book's names for its pages.
 
 Sphinx only reads files under book/, and names a page by its path without suffix (its docname):
-chapter "02_computational_graph", exercise "_exercises/03_backward_engine".
+chapter "04_computational_graph", exercise "_exercises/05_backward_engine".
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ PACKAGE = REPO / "package"
 # The generated folder of exercise pages, under book/ (git-ignored, rewritten at every build).
 EXERCISE_PAGES = "_exercises"
 
-NUMBERED = "[0-9][0-9]_*.ipynb"  # chapters and exercises: 00_welcome.ipynb, 03_backward_engine.ipynb
+NUMBERED = "[0-9][0-9]_*.ipynb"  # chapters and exercises: 00_welcome.ipynb, 05_backward_engine.ipynb
 _CHAPTER_DOC = re.compile(r"^(\d\d)_[^/]+$")
 _EXERCISE_DOC = re.compile(rf"^{EXERCISE_PAGES}/(\d\d)_[^/]+$")
 
@@ -32,12 +32,12 @@ def exercise_notebooks() -> list[Path]:
 
 
 def chapter_number(docname: str) -> str | None:
-    """"02" for the chapter page "02_computational_graph", else None."""
+    """"04" for the chapter page "04_computational_graph", else None."""
     match = _CHAPTER_DOC.match(docname)
     return match.group(1) if match else None
 
 
 def exercise_number(docname: str) -> str | None:
-    """"03" for the exercise page "_exercises/03_backward_engine", else None."""
+    """"05" for the exercise page "_exercises/05_backward_engine", else None."""
     match = _EXERCISE_DOC.match(docname)
     return match.group(1) if match else None

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 
 class Chapter(NamedTuple):
-    number: str   # the notebook's prefix in book/: "02"
+    number: str   # the notebook's prefix in book/: "04"
     title: str
     part: int     # 0 for the welcome, then Parts I, II, III
 
@@ -24,40 +24,40 @@ PARTS = {
 CHAPTERS = (  # titles wrapped by hand ("\n"), so that the map fits a notebook's width
     Chapter("00", "Welcome", 0),
     Chapter("01", "Tensors", 1),
-    Chapter("02", "The computational\ngraph", 1),
-    Chapter("03", "Backward:\nthe engine", 1),
-    Chapter("04", "Hooks on tensors,\nretain_grad,\nautograd.grad", 1),
-    Chapter("05", "detach, no_grad,\ndynamic graphs", 1),
-    Chapter("06", "Parameters and\nModule.__init__", 2),
-    Chapter("07", "Walking the\nmodule tree", 2),
-    Chapter("08", "apply, _apply,\ndtypes and modes", 2),
-    Chapter("09", "Module hooks\nand __call__", 2),
-    Chapter("10", "state_dict and\ncheckpoints", 2),
-    Chapter("11", "Layers and the\nfunctional twin", 3),
-    Chapter("12", "Optimizers and\nschedules", 3),
-    Chapter("13", "Capstone:\na digit classifier", 3),
+    Chapter("04", "The computational\ngraph", 1),
+    Chapter("05", "Backward:\nthe engine", 1),
+    Chapter("06", "Hooks on tensors,\nretain_grad,\nautograd.grad", 1),
+    Chapter("07", "detach, no_grad,\ndynamic graphs", 1),
+    Chapter("09", "Parameters and\nModule.__init__", 2),
+    Chapter("10", "Walking the\nmodule tree", 2),
+    Chapter("11", "apply, _apply,\ndtypes and modes", 2),
+    Chapter("12", "Module hooks\nand __call__", 2),
+    Chapter("13", "state_dict and\ncheckpoints", 2),
+    Chapter("15", "Layers and the\nfunctional twin", 3),
+    Chapter("16", "Optimizers and\nschedules", 3),
+    Chapter("17", "Capstone:\na digit classifier", 3),
 )
 
 # (earlier, later): the later chapter builds on the earlier one.
 BUILDS_ON = (
     ("00", "01"),
-    ("01", "02"),
-    ("02", "03"),
-    ("03", "04"),
-    ("03", "05"),
-    ("02", "06"),   # a Parameter is a leaf tensor
-    ("06", "07"),
-    ("07", "08"),
-    ("05", "08"),   # init under no_grad
-    ("06", "09"),
-    ("04", "09"),   # backward hooks: tensor hooks there, hooks on Nodes here
-    ("07", "10"),   # state_dict walks the tree with dotted prefixes
-    ("08", "11"),   # Dropout and BatchNorm follow train()/eval()
-    ("03", "12"),   # optimizers read .grad
-    ("10", "12"),   # ... and have a state_dict
-    ("11", "13"),
-    ("12", "13"),
-    ("09", "13"),
+    ("01", "04"),
+    ("04", "05"),
+    ("05", "06"),
+    ("05", "07"),
+    ("04", "09"),   # a Parameter is a leaf tensor
+    ("09", "10"),
+    ("10", "11"),
+    ("07", "11"),   # init under no_grad
+    ("09", "12"),
+    ("06", "12"),   # backward hooks: tensor hooks there, hooks on Nodes here
+    ("10", "13"),   # state_dict walks the tree with dotted prefixes
+    ("11", "15"),   # Dropout and BatchNorm follow train()/eval()
+    ("05", "16"),   # optimizers read .grad
+    ("13", "16"),   # ... and have a state_dict
+    ("15", "17"),
+    ("16", "17"),
+    ("12", "17"),
 )
 
 # Each part takes the colours (not the shapes) of one kind of the viz palette.

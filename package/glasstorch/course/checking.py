@@ -12,7 +12,7 @@ An :class:`Exercise` is declared in ``glasstorch/course/exercises/chNN.py`` with
   (by default the return value). A case may bring its own ``observe``: the cases that plug the
   learner's code into the real package (train a small network with it) do.
 
-In a notebook, ``check("03.mul_backward", mul_backward)`` prints the verdict at once.
+In a notebook, ``check("05.mul_backward", mul_backward)`` prints the verdict at once.
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from .observation import dumps
 
 GRADING = "GLASSTORCH_GRADING"  # set in the kernel's environment while a notebook is graded
 
-# Far more than any honest observation (the largest, chapter 13's, are about 20 kB); a bigger one is
+# Far more than any honest observation (the largest, chapter 17's, are about 20 kB); a bigger one is
 # cut short rather than filling the disk, and the grader reads no more than this.
 MAX_OBSERVATION_BYTES = 8_000_000
 

@@ -1,563 +1,379 @@
-"""Chapter 04 exercises: the handle every ``register_hook`` returns (``RemovableHandle``), the
-engine's step that runs a tensor's hooks and then stores its retained gradient
-(``call_tensor_pre_hooks``), and ``torch.autograd.grad`` built on the engine.
+"""Chapter 04 exercises: when an op records a Node (``compute_requires_grad``), collecting the autograd DAG from
+its roots (the walk ``draw_graph`` uses), and recording an op yourself (``add`` with its
+``AddBackward0``).
 
-Each is checked on small scenarios built fresh for every case, and plugged into the package:
-``register_hook`` hands out the learner's handles, the engine runs the learner's hook step during
-real backward passes (the chapter's worked example, clipping hooks in training), and
-``gradcheck`` computes its Jacobians with the learner's ``grad``.
+Each is checked on small graphs built fresh for every case, and plugged into the package: the
+learner's rule decides for every op of glasstorch whether it records, the learner's walk numbers
+the boxes of ``draw_graph``'s picture, and the learner's ``add`` serves as ``+`` while a small
+model with a residual connection trains.
 """
 from __future__ import annotations
 
 import contextlib
-import gc
-import weakref
-from collections import OrderedDict
+import sys
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
 import glasstorch
-from glasstorch import autograd
 from glasstorch._tensor import Tensor
-from glasstorch.autograd import engine
 from glasstorch.autograd.graph import AccumulateGrad, Node, grad_accumulator
-from glasstorch.autograd.gradcheck import analytical_jacobian
-from glasstorch.utils import hooks as hooks_module
+from glasstorch.ops import _util, arithmetic
+from glasstorch.viz import dag
 
 from ..checking import Case, exercise, replaced
-from ._harness import fit, raised
+from ._harness import descend, normal
 
 
-def worked_example() -> dict:
-    """The chapter's y' = y / 2, z = x**2 + 2 y' with x = 2, y = 6 (float64)."""
-    x = glasstorch.tensor([2.0], dtype=glasstorch.float64, requires_grad=True)
-    y = glasstorch.tensor([6.0], dtype=glasstorch.float64, requires_grad=True)
-    y_ = y / 2
-    return {"x": x, "y": y, "y_": y_, "z": x ** 2 + y_ * 2}
+def node_name(node: Node | None) -> str | None:
+    """A Node as a learner reads it: its class name (None for a missing edge)."""
+    return None if node is None else node.name()
 
 
-# -- 04.removable_handle --------------------------------------------------------------------------
-
-def _handles_in_one_dict(handle_class: type) -> dict:
-    hooks = OrderedDict()
-    handles = {}
-    for name in "ABC":
-        handles[name] = handle_class(hooks)
-        hooks[handles[name].id] = name
-    handles["B"].remove()
-    after_remove = list(hooks.values())
-    second_remove = raised(handles["B"].remove)  # nothing left to remove: PyTorch does nothing
-    handles["D"] = handle_class(hooks)
-    hooks[handles["D"].id] = "D"
-    ids = [h.id for h in handles.values()]
-    return {"after removing B": after_remove, "removing B a second time": second_remove,
-            "after registering D": list(hooks.values()), "all ids different": len(set(ids)) == len(ids)}
+def running_example() -> dict:
+    """The chapter's y = (x + w) * (w + 1), with w = 1 and x = 2: every tensor, by name."""
+    w = glasstorch.tensor([1.0], requires_grad=True)
+    x = glasstorch.tensor([2.0], requires_grad=True)
+    a = w + x
+    b = w + 1
+    return {"w": w, "x": x, "a": a, "b": b, "y": a * b}
 
 
-def _handles_across_dicts(handle_class: type) -> dict:
-    first, second = OrderedDict(), OrderedDict()
-    one, two = handle_class(first), handle_class(second)
-    first[one.id], second[two.id] = "hook of the first tensor", "hook of the second tensor"
-    one.remove()
-    return {"ids differ across dictionaries": one.id != two.id,
-            "first": list(first.values()), "second": list(second.values())}
-
-
-def _extra_dicts(handle_class: type, as_list: bool) -> dict:
-    hooks, flags, more = OrderedDict(), OrderedDict(), OrderedDict()
-    handle = handle_class(hooks, extra_dict=[flags, more] if as_list else flags)
-    hooks[handle.id], flags[handle.id], more[handle.id] = "hook", "always_call", "with_kwargs"
-    handle.remove()
-    return {"hooks": list(hooks.values()), "extra dict": list(flags.values()),
-            "a third dict": list(more.values())}
-
-
-def _as_context_manager(handle_class: type) -> dict:
-    hooks = OrderedDict()
-    with handle_class(hooks) as handle:
-        hooks[handle.id] = "temporary"
-        inside = list(hooks.values())
-    return {"inside the with block": inside, "after it": list(hooks.values())}
-
-
-def _weak_reference(handle_class: type) -> dict:
-    hooks = OrderedDict()
-    handle = handle_class(hooks)
-    hooks[handle.id] = "hook"
-    alive = weakref.ref(hooks)
-    del hooks
-    gc.collect()
-    freed = alive() is None
-    return {"the dict is freed although its handle lives": freed,
-            "remove() after the dict is gone": raised(handle.remove)}
-
-
-_HANDLE_SCENARIOS = {
-    "one dict: register A, B, C; remove B (twice); register D": (
-        _handles_in_one_dict,
-        "each handle needs an id that no other handle ever had: after B is removed, len(hooks) "
-        "is 2 again, and a new hook stored under it would replace C. PyTorch counts with a class-level "
-        "counter (itertools.count()); and remove() must do nothing when the id is already gone."),
-    "two dicts: ids never repeat": (_handles_across_dicts, None),
-    "extra_dict given as one dict": (
-        lambda cls: _extra_dicts(cls, as_list=False),
-        "extra_dict may be one dict or a list of dicts; remove() deletes the id from each of them too"),
-    "extra_dict given as a list": (lambda cls: _extra_dicts(cls, as_list=True), None),
-    "with handle: removes at the end of the block": (
-        _as_context_manager, "__enter__ returns the handle itself; __exit__ calls remove()"),
-    "the handle does not keep its dict alive": (
-        _weak_reference,
-        "keep a weak reference to the dict (weakref.ref(hooks_dict)): a handle you forget about must "
-        "not keep a tensor's hooks alive; call the reference to get the dict, None once it is gone"),
-}
-
-
-def _observe_handle(handle_class: type, scenario: str) -> dict:
-    return _HANDLE_SCENARIOS[scenario][0](handle_class)
-
-
-def _handles_inside_hooks(handle_class: type) -> dict:
-    """register_hook hands out the learner's handles: the hooks that run tell which were removed."""
-    log: list = []
-
-    def logger(name: str) -> Callable:
-        return lambda grad: log.append(f"{name} sees {grad.tolist()}")
-
-    with replaced(hooks_module, "RemovableHandle", handle_class):
-        a = glasstorch.tensor([1.0, 2.0], requires_grad=True)
-        h = a * 3
-        handles = {name: h.register_hook(logger(name)) for name in "ABC"}
-        handles["B"].remove()
-        h.register_hook(lambda grad: grad * 2)
-        handles["C"].remove()
-        h.register_hook(logger("D"))
-        leaf_handle = a.register_hook(logger("leaf a"))
-        (h ** 2).sum().backward(retain_graph=True)
-        first = list(log)
-        log.clear()
-        leaf_handle.remove()
-        handles["A"].remove()
-        (h ** 2).sum().backward()
-        leaf = glasstorch.tensor([1.0], requires_grad=True)
-        kept_handle = leaf.register_hook(lambda grad: grad)  # noqa: F841 - a handle kept somewhere
-        hooks_alive = weakref.ref(leaf._backward_hooks)
-        del leaf
-        gc.collect()
-    return {"first backward": first, "second backward": list(log), "a.grad": a.grad,
-            "a deleted leaf's hooks are freed, though its handle is kept": hooks_alive() is None}
-
-
-def _handle_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [Case(name, (name,), hint=hint) for name, (_, hint) in _HANDLE_SCENARIOS.items()]
-    cases.append(Case("inside glasstorch: register_hook hands out your handles", (),
-                      observe=_handles_inside_hooks))
-    return cases
-
-
-exercise(
-    id="04.removable_handle",
-    entry="RemovableHandle",
-    title="RemovableHandle: what register_hook returns",
-    cases=_handle_cases,
-    reference=hooks_module.RemovableHandle,
-    observe=_observe_handle,
-    hint="__init__ keeps a weak reference to hooks_dict (and to each extra dict) and takes a new id from "
-         "a counter shared by all handles; remove() deletes that id from every dict that is still alive "
-         "and still holds it; __enter__ returns self and __exit__ calls remove().",
-)
-
-
-# -- 04.call_tensor_pre_hooks ---------------------------------------------------------------------
-
-_CALL_TENSOR_PRE_HOOKS = engine.call_tensor_pre_hooks  # the package's own, kept before any case replaces it
-
-
-def _reference_hook_step(node: Node, grad: Tensor) -> Tensor:
-    """glasstorch's own step: the engine's ``call_tensor_pre_hooks``."""
-    return _CALL_TENSOR_PRE_HOOKS(node, grad)
-
+# -- 04.compute_requires_grad -------------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def _hook_step_in_engine(impl: Callable[[Node, Tensor], Tensor]) -> Iterator[None]:
-    """The engine, with the learner's step in place of its ``call_tensor_pre_hooks``."""
-    with replaced(engine, "call_tensor_pre_hooks", impl):
+def _records_everywhere(impl: Callable[..., bool]) -> Iterator[None]:
+    """Put ``impl`` in place of ``compute_requires_grad`` in every glasstorch module that imported it."""
+    original = _util.compute_requires_grad
+    with contextlib.ExitStack() as stack:
+        for name, module in list(sys.modules.items()):
+            if name.startswith("glasstorch.") and getattr(module, "compute_requires_grad", None) is original:
+                stack.enter_context(replaced(module, "compute_requires_grad", impl))
         yield
 
 
-def _h_and_grad() -> tuple:
-    a = glasstorch.tensor([1.0, 2.0], requires_grad=True)
-    h = a * 3
-    return a, h, glasstorch.tensor([6.0, 12.0])
+def _make_input(spec: Any) -> Any:
+    """A case's input: "leaf" requires grad, "constant" does not, "computed" has a grad_fn,
+    "detached" is a computed tensor's detach(); numbers and None stay as they are."""
+    if spec == "leaf":
+        return glasstorch.tensor([1.0, 2.0], requires_grad=True)
+    if spec == "constant":
+        return glasstorch.tensor([3.0, 4.0])
+    if spec == "computed":
+        return glasstorch.tensor([1.0, 2.0], requires_grad=True) * 2
+    if spec == "detached":
+        return (glasstorch.tensor([1.0, 2.0], requires_grad=True) * 2).detach()
+    return spec
 
 
-def _three_hooks(impl: Callable) -> dict:
-    _, h, grad = _h_and_grad()
-    log: list = []
-    h.register_hook(lambda g: log.append(f"A sees {g.tolist()}"))
-    h.register_hook(lambda g: g * 2)
-    h.register_hook(lambda g: log.append(f"C sees {g.tolist()}"))
-    return {"returned": impl(h.grad_fn, grad), "hooks saw": log}
-
-
-def _no_hooks(impl: Callable) -> dict:
-    _, h, grad = _h_and_grad()
-    return {"returned": impl(h.grad_fn, grad)}
-
-
-def _retain_then_double(impl: Callable) -> dict:
-    _, h, grad = _h_and_grad()
-    h.retain_grad()                       # registered first ...
-    h.register_hook(lambda g: g * 2)      # ... but stored after this hook has run (PyTorch 2.x)
-    return {"returned": impl(h.grad_fn, grad), "h.grad": h._grad}
-
-
-def _retain_accumulates(impl: Callable) -> dict:
-    _, h, grad = _h_and_grad()
-    h.retain_grad()
-    impl(h.grad_fn, grad)
-    first = None if h._grad is None else h._grad.clone()
-    impl(h.grad_fn, grad * 10)
-    return {"h.grad after one step": first, "h.grad after two": h._grad}
-
-
-def _retain_copies(impl: Callable) -> dict:
-    _, h, grad = _h_and_grad()
-    h.retain_grad()
-    impl(h.grad_fn, grad)
-    grad.zero_()                          # the engine's gradient is someone else's to change later
-    return {"h.grad after the incoming gradient is zeroed": h._grad}
-
-
-def _leaf_hooks(impl: Callable) -> dict:
-    w = glasstorch.tensor([1.0, -1.0], requires_grad=True)
-    w.register_hook(lambda g: g * 10)
-    w.register_hook(lambda g: g + 1)
-    return {"returned": impl(grad_accumulator(w), glasstorch.tensor([2.0, 3.0])), "w.grad": w.grad}
-
-
-def _one_shot_hook(impl: Callable) -> dict:
-    _, h, grad = _h_and_grad()
-    log: list = []
-    handles: list = []
-
-    def once(g: Tensor) -> Tensor:
-        handles[0].remove()               # a hook may remove itself while the hooks are running
-        log.append("once")
-        return g * 2
-
-    handles.append(h.register_hook(once))
-    h.register_hook(lambda g: log.append(f"after sees {g.tolist()}"))
-    first = impl(h.grad_fn, grad)
-    second = impl(h.grad_fn, grad)
-    return {"first": first, "second": second, "log": log}
-
-
-def _shape_changing_hook(impl: Callable) -> Any:
-    _, h, grad = _h_and_grad()
-    h.register_hook(lambda g: g.sum())
-    return impl(h.grad_fn, grad)
-
-
-def _retained_tensor_is_gone(impl: Callable) -> Any:
-    _, h, grad = _h_and_grad()
-    h.retain_grad()
-    node = h.grad_fn
-    del h
-    gc.collect()
-    return impl(node, grad)
-
-
-_STEP_SCENARIOS = {
-    "three hooks: A logs, B doubles, C logs": (
-        _three_hooks, "run the hooks in the order they were registered; each receives the gradient as "
-                      "the hooks before it left it, and a hook that returns a tensor replaces it"),
-    "no hooks at all": (_no_hooks, "a Node without hooks has node._tensor_pre_hooks None: return grad unchanged"),
-    "retain_grad() then a doubling hook": (
-        _retain_then_double, "PyTorch 2.x stores the retained gradient after *all* the tensor's hooks have "
-                             "run, whatever the order they were registered in: store the final gradient"),
-    "retain_grad() over two steps": (
-        _retain_accumulates, "a retained gradient accumulates like a leaf's: the first time store it, "
-                             "afterwards add to it (out of place: tensor._grad = tensor._grad + grad)"),
-    "retain_grad() keeps its own copy": (
-        _retain_copies, "store a copy of the gradient (grad.detach().clone()), not the engine's tensor "
-                        "itself: the engine passes that tensor on, and whoever gets it may change it in place"),
-    "a leaf's hooks (its AccumulateGrad Node)": (
-        _leaf_hooks, "an AccumulateGrad's _tensor_pre_hooks are its leaf's hooks: the same code works for it"),
-    "a hook that removes itself": (
-        _one_shot_hook, "a hook may remove itself (or another) while they run: loop over a snapshot, "
-                        "tuple(hooks.values()), not over the dict that is changing"),
-    "a hook that returns a different shape": (
-        _shape_changing_hook, "a hook's result must have the gradient's shape: raise RuntimeError "
-                              "(\"hook '<name>' has changed the size of value\") if it does not"),
-    "retain_grad() on a tensor that has since been deleted": (
-        _retained_tensor_is_gone, "node._retain_grad_ref is a weak reference: calling it gives None once "
-                                  "the tensor is gone, and then there is nothing to store"),
+_GRAD_MODES = {
+    "on": contextlib.nullcontext,
+    "no_grad": glasstorch.no_grad,
+    "enable_grad inside no_grad": lambda: _nested(glasstorch.no_grad(), glasstorch.enable_grad()),
+    "set_grad_enabled(False)": lambda: glasstorch.set_grad_enabled(False),
 }
 
 
-def _observe_step(impl: Callable, scenario: str) -> Any:
-    return _STEP_SCENARIOS[scenario][0](impl)
+@contextlib.contextmanager
+def _nested(*managers: Any) -> Iterator[None]:
+    with contextlib.ExitStack() as stack:
+        for manager in managers:
+            stack.enter_context(manager)
+        yield
 
 
-def _step_inside_worked_example(impl: Callable) -> list:
-    """The chapter's section 6 with the learner's step in the engine: every number it prints."""
-    rows: list = []
-    with _hook_step_in_engine(impl):
-        t = worked_example()
-        x, y, y_, z = t["x"], t["y"], t["y_"], t["z"]
-        y_.retain_grad()
-        z.backward(retain_graph=True)
-        rows.append(["retain_grad, backward: x, y, y_", [x.grad, y.grad, y_._grad]])
-        x.grad.zero_()
-        z.backward(retain_graph=True)
-        rows.append(["x.grad.zero_(), backward: x, y, y_", [x.grad, y.grad, y_._grad]])
-        printed: list = []
-        h1 = y_.register_hook(lambda grad: printed.append(grad.item()))
-        h2 = y_.register_hook(lambda grad: 2 * grad)
-        z.backward()
-        rows.append(["two hooks: printed, y, y_", [printed, y.grad, y_._grad]])
-        h1.remove()
-        h2.remove()
-    return rows
+def _observe_records(impl: Callable[..., bool], mode: str, *specs: Any) -> Any:
+    inputs = [_make_input(spec) for spec in specs]  # made with grad mode on
+    with _GRAD_MODES[mode]():
+        return impl(*inputs)
 
 
-def _step_inside_aliasing(impl: Callable) -> dict:
-    """h = x + 0 passes its gradient on unchanged to x's AccumulateGrad, which keeps it as x.grad:
-    a retained h.grad that is not a copy would be zeroed along with x.grad."""
-    with _hook_step_in_engine(impl):
-        x = glasstorch.tensor([1.0, 2.0], requires_grad=True)
-        h = x + 0
-        h.retain_grad()
-        (h ** 2).sum().backward()
-        x.grad.zero_()
-        return {"x.grad after zero_()": x.grad, "h.grad": h._grad}
+def _tensor_facts(t: Tensor) -> dict:
+    return {"requires_grad": t.requires_grad, "is_leaf": t.is_leaf, "grad_fn": node_name(t.grad_fn)}
 
 
-def _step_inside_clipping(impl: Callable, x: np.ndarray, target: np.ndarray) -> dict:
-    """Five SGD steps with a clipping hook on each parameter, hooks run by the learner's step."""
-    def build() -> glasstorch.nn.Module:
-        model = glasstorch.nn.Sequential(glasstorch.nn.Linear(3, 4), glasstorch.nn.Tanh(), glasstorch.nn.Linear(4, 1))
-        for p in model.parameters():
-            p.register_hook(lambda grad: grad.clamp(-0.05, 0.05))
-        return model
+def _records_inside_ops(impl: Callable[..., bool]) -> dict:
+    """The chapter's examples, with the learner's rule deciding for every op whether it records."""
+    with _records_everywhere(impl):
+        t = running_example()
+        c = glasstorch.tensor([3.0])
+        observed = {name: _tensor_facts(t[name]) for name in ("a", "b", "y")}
+        w, y = t["w"], t["y"]
+        for name, result in {"w * c": w * c, "c * 2": c * 2, "c * c": c * c, "y * c": y * c,
+                             "2 - w": 2 - w, "w.exp().sum()": w.exp().sum()}.items():
+            observed[name] = _tensor_facts(result)
+        with glasstorch.no_grad():
+            observed["w * 2 under no_grad"] = _tensor_facts(t["w"] * 2)
+        t["y"].backward()
+        observed["w.grad, x.grad after y.backward()"] = [t["w"].grad, t["x"].grad]
+    return observed
 
-    with _hook_step_in_engine(impl):
-        model, _, losses = fit(build, x, target, steps=5, loss_fn=lambda out, y: ((out - y) ** 2).mean(),
-                               make_optimizer=lambda m: glasstorch.optim.SGD(m.parameters(), lr=0.5))
-    largest = max(float(p.grad.abs().max()) for p in model.parameters())
-    return {"losses": losses, "largest |grad| of any parameter": largest}
 
-
-def _step_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [Case(name, (name,), hint=hint) for name, (_, hint) in _STEP_SCENARIOS.items()]
-    x = rng.standard_normal((8, 3)).astype(np.float32)
-    target = rng.standard_normal((8, 1)).astype(np.float32) * 3
-    cases += [
-        Case("inside glasstorch: the chapter's worked example, steps 3 to 5", (),
-             observe=_step_inside_worked_example,
-             hint="the worked example must print y_.grad = 8 in step 5 (PyTorch 2.x): the retained "
-                  "gradient is stored after the hooks, and accumulates over the backward calls"),
-        Case("inside glasstorch: h = x + 0, h.retain_grad(), then x.grad.zero_()", (),
-             observe=_step_inside_aliasing,
-             hint="h's gradient travels on unchanged and becomes x.grad: if h.grad is the same tensor, "
-                  "x.grad.zero_() zeroes it too. Store a copy."),
-        Case("inside glasstorch: training with a clipping hook on every parameter", (x, target),
-             observe=_step_inside_clipping),
+def _records_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case("a leaf that requires grad and a constant", ("on", "leaf", "constant")),
+        Case("two constants", ("on", "constant", "constant")),
+        Case("a constant and a Python number", ("on", "constant", 2.0)),
+        Case("a Python number, then a leaf (2 - w)", ("on", 2.0, "leaf"),
+             hint="any input may require grad, not only the first; and a Python number has no "
+                  "requires_grad attribute: getattr(value, 'requires_grad', False)"),
+        Case("a computed tensor", ("on", "computed")),
+        Case("a detached tensor", ("on", "detached")),
+        Case("input, weight, bias=None (linear without bias)", ("on", "constant", "leaf", None),
+             hint="ops pass every input, including None for an absent bias: it requires no grad"),
+        Case("a constant, then two Python numbers", ("on", "constant", 1, 0.5)),
+        Case("a leaf under torch.no_grad()", ("no_grad", "leaf"),
+             hint="with recording switched off (torch.no_grad()), no op records: ask "
+                  "torch.is_grad_enabled() first"),
+        Case("a leaf under set_grad_enabled(False)", ("set_grad_enabled(False)", "constant", "leaf")),
+        Case("a leaf under enable_grad inside no_grad", ("enable_grad inside no_grad", "leaf")),
+        Case("inside glasstorch: the chapter's examples with your rule in every op", (),
+             observe=_records_inside_ops),
     ]
-    return cases
 
 
 exercise(
-    id="04.call_tensor_pre_hooks",
-    entry="call_tensor_pre_hooks",
-    title="the engine runs a tensor's hooks, then stores its retained gradient",
-    cases=_step_cases,
-    reference=_reference_hook_step,
-    observe=_observe_step,
-    hint="first the hooks in node._tensor_pre_hooks (if any), in order, each result replacing the gradient; "
-         "then, if node._retain_grad_ref gives a tensor, store the final gradient in its _grad: a copy "
-         "the first time, a sum afterwards; return the final gradient.",
+    id="04.compute_requires_grad",
+    entry="compute_requires_grad",
+    title="does this op record a Node?",
+    cases=_records_cases,
+    reference=_util.compute_requires_grad,
+    observe=_observe_records,
+    hint="an op records when gradient recording is on (torch.is_grad_enabled()) and at least one "
+         "of its inputs requires grad; inputs that are numbers or None never do.",
 )
 
 
-# -- 04.grad --------------------------------------------------------------------------------------
+# -- 04.walk_graph --------------------------------------------------------------------------------
 
-def _leaf_grads(*tensors: Tensor) -> list:
-    return [t._grad for t in tensors]
-
-
-def _grad_worked_example(impl: Callable, order: str, **kwargs: Any) -> dict:
-    t = worked_example()
-    inputs = [t[name] for name in order.split(", ")]
-    return {"returned": list(impl(t["z"], inputs, **kwargs)), "x.grad, y.grad after": _leaf_grads(t["x"], t["y"])}
-
-
-def _grad_single_tensor(impl: Callable) -> dict:
-    x = glasstorch.tensor(2.0, requires_grad=True)
-    returned = impl(x ** 3, x)
-    return {"returned": list(returned), "a tuple": isinstance(returned, tuple), "x.grad": x._grad}
+def _chain(length: int) -> Callable[[], list]:
+    def build() -> list:
+        x = glasstorch.tensor(1.0, requires_grad=True)
+        y = x
+        for _ in range(length):
+            y = y * 1.0001
+        return [y.grad_fn]
+    return build
 
 
-def _grad_leaves_grad_alone(impl: Callable) -> dict:
-    t = worked_example()
-    t["x"].grad = glasstorch.tensor([7.0], dtype=glasstorch.float64)
-    returned = impl(t["z"], [t["x"]])
-    return {"returned": list(returned), "x.grad": t["x"].grad}
+def _doublings(levels: int) -> Callable[[], list]:
+    """a = a + a, ``levels`` times: each Node is reached along 2, 4, 8, ... paths."""
+    def build() -> list:
+        a = glasstorch.tensor([1.0], requires_grad=True)
+        for _ in range(levels):
+            a = a + a
+        return [a.grad_fn]
+    return build
 
 
-def _grad_unused(impl: Callable, allow_unused: bool) -> Any:
-    x = glasstorch.tensor(2.0, requires_grad=True)
-    unused = glasstorch.tensor(1.0, requires_grad=True)
-    return raised(lambda: list(impl(x ** 3, [x, unused], allow_unused=allow_unused)))
+def _running() -> list:
+    return [running_example()["y"].grad_fn]
 
 
-def _grad_no_requires_grad_input(impl: Callable) -> Any:
-    x = glasstorch.tensor(2.0, requires_grad=True)
-    constant = glasstorch.tensor(1.0)
-    return list(impl(x * constant, [x, constant]))
+def _with_constants() -> list:
+    w = glasstorch.tensor([1.0, 2.0], requires_grad=True)
+    c = glasstorch.tensor([3.0, 4.0])
+    return [((w * c).exp() + 1).sum().grad_fn]
 
 
-def _grad_output_without_graph(impl: Callable) -> Any:
-    x = glasstorch.tensor(2.0, requires_grad=True)
-    return list(impl(x.detach() * 2, [x]))
+def _two_outputs() -> list:
+    t = running_example()
+    loss1, loss2 = t["y"] * 2, (t["a"] * t["x"]).exp()
+    return [loss1.grad_fn, loss2.grad_fn, loss1.grad_fn]  # the first root twice: it counts once
 
 
-def _grad_vector_output(impl: Callable, with_grad_outputs: bool) -> Any:
-    x = glasstorch.tensor([1.0, 2.0, 3.0], requires_grad=True)
-    y = x ** 2
-    if with_grad_outputs:
-        return list(impl(y, [x], grad_outputs=[glasstorch.tensor([1.0, 0.0, -1.0])]))
-    return list(impl(y, [x]))
+def _a_leaf() -> list:
+    w = glasstorch.tensor([1.0], requires_grad=True)
+    return [grad_accumulator(w)]
 
 
-def _grad_two_outputs(impl: Callable) -> Any:
-    x = glasstorch.tensor([1.0, 2.0], requires_grad=True)
-    return list(impl([(x ** 2).sum(), (3 * x).sum()], [x]))
+def _mlp_loss() -> Tensor:
+    glasstorch.manual_seed(0)
+    x = glasstorch.randn(4, 3)
+    w1 = glasstorch.randn(3, 5, requires_grad=True)
+    w2 = glasstorch.randn(5, 2, requires_grad=True)
+    return (x.mm(w1).relu().mm(w2) ** 2).mean()
 
 
-def _grad_twice(impl: Callable, retain_graph: bool | None) -> dict:
-    x = glasstorch.tensor(1.5, requires_grad=True)
-    y = (x * x).exp()
-    first = list(impl(y, [x], retain_graph=retain_graph))
-    return {"first call": first, "second call": raised(lambda: list(impl(y, [x])))}
+def _mlp() -> list:
+    return [_mlp_loss().grad_fn]
 
 
-def _grad_higher(impl: Callable) -> dict:
-    x = glasstorch.tensor(1.5, requires_grad=True)
-    (first,) = impl((x * x) ** 2, [x], create_graph=True)
-    (second,) = impl(first, [x])
-    return {"first": first, "first requires grad": first.requires_grad, "second": second, "x.grad": x._grad}
-
-
-_GRAD_SCENARIOS = {
-    "y = x ** 3 with one tensor as inputs": (
-        _grad_single_tensor, "inputs may be one tensor or a sequence; the result is always a tuple"),
-    "z w.r.t. [x, y, y_] (y_ is not a leaf)": (
-        lambda impl: _grad_worked_example(impl, "x, y, y_"),
-        "an input's gradient is what reaches its Node: a leaf's AccumulateGrad (grad_accumulator(t)), "
-        "a non-leaf's grad_fn; capture those with execute(..., inputs=nodes) and "
-        "return them in the order of inputs"),
-    "z w.r.t. [y_, x]: the order of inputs": (
-        lambda impl: _grad_worked_example(impl, "y_, x"),
-        "return the gradients in the order of inputs, not in the order the engine captured them"),
-    "z w.r.t. [x, x]: an input twice": (
-        lambda impl: _grad_worked_example(impl, "x, x"),
-        "an input may appear twice: each entry is that input's gradient, computed once, not accumulated twice"),
-    "x.grad already holds 7: it stays 7": (
-        _grad_leaves_grad_alone, "autograd.grad never reads or writes any .grad: the gradients come from "
-                                 "the engine's capture (execute(..., inputs=...))"),
-    "an unused input": (
-        lambda impl: _grad_unused(impl, False),
-        "an input whose Node captured nothing was not used: raise RuntimeError (\"The differentiated "
-        "Tensor at index 1 appears to not have been used in the graph. Set allow_unused=True ...\")"),
-    "an unused input with allow_unused=True": (
-        lambda impl: _grad_unused(impl, True), "with allow_unused=True an unused input's gradient is None"),
-    "an input that does not require grad": (
-        _grad_no_requires_grad_input,
-        "raise RuntimeError(\"One of the differentiated Tensors does not require grad\") for such an input"),
-    "an output that does not require grad": (
-        _grad_output_without_graph,
-        "an output without a gradient edge is an error: RuntimeError(\"element 0 of tensors does not "
-        "require grad and does not have a grad_fn\")"),
-    "a vector output without grad_outputs": (
-        lambda impl: _grad_vector_output(impl, False),
-        "the starting gradient 1 is implied only for a one-element output: otherwise RuntimeError "
-        "(\"grad can be implicitly created only for scalar outputs\")"),
-    "a vector output with grad_outputs": (
-        lambda impl: _grad_vector_output(impl, True),
-        "grad_outputs gives each output's starting gradient (a vector-Jacobian product)"),
-    "two outputs": (_grad_two_outputs, "several outputs: the engine starts from all their Nodes at once, "
-                                       "and the gradients add up"),
-    "twice through one graph": (
-        lambda impl: _grad_twice(impl, None),
-        "without retain_graph the engine frees the saved tensors: a second call through the same graph "
-        "must fail, as in PyTorch. retain_graph defaults to create_graph."),
-    "twice through one graph with retain_graph=True": (lambda impl: _grad_twice(impl, True), None),
-    "a second derivative of (x * x) ** 2 with create_graph=True": (
-        _grad_higher, "with create_graph=True the engine records the backward formulas (create_graph=True in "
-                      "execute), and keeps the graph (retain_graph defaults to create_graph): the "
-                      "derivative is itself differentiable"),
+_DEEP_HINT = ("a recursive walk overflows Python's stack on a chain of 5,000 operations: keep a queue "
+              "(collections.deque) of Nodes to visit instead.")
+_GRAPHS = {  # name: (builder of the roots, hint when it fails)
+    "the running example y = (x + w) * (w + 1)": (
+        _running, "breadth first: the root, then all the Nodes one edge away (in the order of "
+                  "next_functions), then those two edges away, ...; each Node once."),
+    "edges that are None (constants, numbers)": (
+        _with_constants, "skip the None entries of next_functions: they are inputs that need no gradient, not Nodes"),
+    "a = a + a, twelve times": (
+        _doublings(12), "remember which Nodes you have already seen (a set or a dict): here each Node is "
+                        "reached along twice as many paths as the one before it, 4,096 for the last"),
+    "two roots sharing a subgraph (the first root given twice)": (
+        _two_outputs, "start from all the roots, each once, in the order given; they share Nodes"),
+    "a leaf's AccumulateGrad as the only root": (_a_leaf, None),
+    "a small MLP's loss": (_mlp, None),
+    "a chain of 5,000 multiplications": (_chain(5000), _DEEP_HINT),
 }
 
 
-def _observe_grad(impl: Callable, scenario: str) -> Any:
-    return _GRAD_SCENARIOS[scenario][0](impl)
+def _describe_walk(nodes: list) -> list[str]:
+    """The walk as text: each Node's position, name, and the positions its edges point to."""
+    position: dict = {}
+    for i, node in enumerate(nodes):
+        position.setdefault(node, i)
+    lines = []
+    for i, node in enumerate(nodes):
+        if not isinstance(node, Node):
+            lines.append(f"{i}: not a Node but {type(node).__name__}")
+            continue
+        edges = ", ".join("None" if n is None else str(position.get(n, "missing")) for n, _ in node.next_functions)
+        lines.append(f"{i}: {node.name()} -> [{edges}]")
+    return lines
 
 
-def _grad_inside_gradcheck(impl: Callable, a: np.ndarray, b: np.ndarray) -> dict:
-    """gradcheck and gradgradcheck compute their analytical Jacobians with autograd.grad: the
-    learner's."""
-    ta = glasstorch.from_numpy(a).requires_grad_()
-    tb = glasstorch.from_numpy(b).requires_grad_()
-
-    def func(x: Tensor, y: Tensor) -> Tensor:
-        return (x * y).tanh() + x.exp() * 2
-
-    with replaced(autograd, "grad", impl):
-        out = func(ta, tb)
-        return {"analytical Jacobians": analytical_jacobian(out, (ta, tb), [0, 1]),
-                "gradcheck": raised(lambda: autograd.gradcheck(func, (ta, tb))),
-                "gradgradcheck": raised(lambda: autograd.gradgradcheck(func, (ta, tb)))}
+def _observe_walk(impl: Callable[[list], list], graph: str) -> Any:
+    return _describe_walk(list(impl(_GRAPHS[graph][0]())))
 
 
-def _grad_inside_penalty(impl: Callable, x: np.ndarray) -> dict:
-    """Five steps of a gradient penalty (WGAN-GP style): the gradient of D with respect to its
-    input, made with create_graph=True, is part of the loss."""
-    glasstorch.manual_seed(0)
-    critic = glasstorch.nn.Sequential(glasstorch.nn.Linear(2, 8), glasstorch.nn.Tanh(), glasstorch.nn.Linear(8, 1))
-    optimizer = glasstorch.optim.SGD(critic.parameters(), lr=0.1)
-    points = glasstorch.from_numpy(x).requires_grad_()
-    penalties = []
-    with replaced(autograd, "grad", impl):
-        for _ in range(5):
-            optimizer.zero_grad()
-            (slope,) = glasstorch.autograd.grad(critic(points).sum(), points, create_graph=True)
-            penalty = ((slope.pow(2).sum(1).sqrt() - 1) ** 2).mean()
-            penalty.backward()
-            optimizer.step()
-            penalties.append(penalty.item())
-    return {"penalties": penalties, "points.grad": points._grad}
+def _walk_inside_draw_graph(impl: Callable[[list], list]) -> dict:
+    """``draw_graph`` numbers its boxes n0, n1, ... in the order of the walk, and cuts a big graph
+    at ``max_nodes`` Nodes of the walk: both pictures depend on the learner's walk."""
+    t = running_example()
+    params = {name: t[name] for name in ("w", "x", "a", "y")}
+    with replaced(dag, "_walk", impl):
+        full = dag.draw_graph(t["y"], params=params, legend=False)
+        cut = dag.draw_graph(_mlp_loss(), legend=False, max_nodes=4)
+    return {"draw_graph(y) DOT lines": full.source.splitlines(),
+            "draw_graph(mlp loss, max_nodes=4) DOT lines": cut.source.splitlines()}
 
 
-def _grad_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [Case(name, (name,), hint=hint) for name, (_, hint) in _GRAD_SCENARIOS.items()]
-    cases += [
-        Case("inside glasstorch: gradcheck and gradgradcheck with your grad",
-             (rng.standard_normal((2, 2)), rng.standard_normal((2, 2))), observe=_grad_inside_gradcheck),
-        Case("inside glasstorch: training with a gradient penalty", (rng.standard_normal((6, 2)).astype(np.float32),),
-             observe=_grad_inside_penalty),
-    ]
+def _walk_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [Case(name, (name,), hint=hint) for name, (_, hint) in _GRAPHS.items()]
+    cases.append(Case("inside glasstorch: draw_graph with your walk", (), observe=_walk_inside_draw_graph,
+                      hint="the picture numbers its boxes in the order of your walk: it must be breadth "
+                           "first, each Node once, starting from the roots in order."))
     return cases
 
 
 exercise(
-    id="04.grad",
-    entry="grad",
-    title="torch.autograd.grad on the engine",
-    cases=_grad_cases,
-    reference=autograd.grad,
-    observe=_observe_grad,
-    hint="find the outputs' Nodes (the roots) and each input's Node (grad_fn, or the leaf's AccumulateGrad); "
-         "run execute(roots, root_grads, keep_graph=..., create_graph=..., inputs=input_nodes); return the captured gradient of each input, in the order of inputs.",
+    id="04.walk_graph",
+    entry="walk_graph",
+    title="collect the autograd DAG: every Node once, breadth first",
+    cases=_walk_cases,
+    reference=dag._walk,
+    observe=_observe_walk,
+    hint="keep a queue of Nodes to visit and a record of the Nodes already seen; for each Node taken "
+         "from the front of the queue, append each of its next Nodes (skipping None) that was not seen yet.",
+)
+
+
+# -- 04.add ---------------------------------------------------------------------------------------
+
+def _add_input(spec: Any, values: np.ndarray) -> Any:
+    """"leaf", "constant" and "computed" tensors holding ``values``; a number stays a number."""
+    if spec == "leaf":
+        return glasstorch.tensor(values, requires_grad=True)
+    if spec == "constant":
+        return glasstorch.tensor(values)
+    if spec == "computed":
+        return glasstorch.tensor(values, requires_grad=True) * 1.0
+    return spec
+
+
+def _edge(node: Node | None, named: dict) -> str | None:
+    """Where an edge of the output's Node goes, relative to the op's inputs."""
+    if node is None:
+        return None
+    for name, value in named.items():
+        if not isinstance(value, Tensor):
+            continue
+        if node is value.grad_fn:
+            return f"{name}.grad_fn ({node.name()})"
+        if value.grad_fn is None and value.requires_grad and node is grad_accumulator(value):
+            return f"the AccumulateGrad of {name}"
+    if isinstance(node, AccumulateGrad):
+        return "an AccumulateGrad that is not its leaf's own (make edges with the Node's constructor)"
+    return f"a {node.name()} that did not make either input"
+
+
+def _leaves_of(value: Any) -> list:
+    """The leaf behind an input: itself, or the leaf a "computed" input was made from."""
+    if not isinstance(value, Tensor):
+        return []
+    if value.grad_fn is None:
+        return [value] if value.requires_grad else []
+    return [node.variable for node, _ in value.grad_fn.next_functions if isinstance(node, AccumulateGrad)]
+
+
+def _observe_add(impl: Callable, spec_a: Any, spec_b: Any, values: np.ndarray, grad_mode: str = "on") -> dict:
+    a, b = _add_input(spec_a, values), _add_input(spec_b, values[::-1].copy())
+    with _GRAD_MODES[grad_mode]():
+        out = impl(a, b)
+    observed = {"value": out, **_tensor_facts(out), "next_functions": None, "leaf gradients after backward": None}
+    if out.grad_fn is not None:
+        observed["next_functions"] = [_edge(node, {"input": a, "other": b}) for node, _ in out.grad_fn.next_functions]
+    if out.requires_grad:  # a weighted sum, so that each element's gradient differs
+        (out * glasstorch.arange(1, out.numel() + 1).reshape(out.shape)).sum().backward()
+        observed["leaf gradients after backward"] = [leaf.grad for v in (a, b) for leaf in _leaves_of(v)]
+    return observed
+
+
+def _train_residual(impl: Callable, x: np.ndarray, target: np.ndarray) -> dict:
+    """10 SGD steps of out = x @ w + x (a residual connection), with the learner's add as ``+``."""
+    w = glasstorch.zeros(3, 3, requires_grad=True)
+    inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(target)
+    with replaced(Tensor, "__add__", impl), replaced(Tensor, "__radd__", impl):
+        losses = descend(w, lambda: ((inputs.mm(w) + inputs - targets) ** 2).mean())
+        graph = [node_name(n) for n, _ in (inputs.mm(w) + inputs).grad_fn.next_functions]
+    return {"losses": losses, "w": w, "next_functions of (x @ w + x).grad_fn": graph}
+
+
+def _add_cases(rng: np.random.Generator) -> list[Case]:
+    def values(*shape: int) -> np.ndarray:
+        return normal(rng, *shape)
+
+    x = values(16, 3)
+    target = x @ np.array([[0.5, -1.0, 0.0], [1.0, 0.5, 2.0], [0.0, 0.0, -0.5]], np.float32)
+    return [
+        Case("two leaves that require grad", ("leaf", "leaf", values(3))),
+        Case("a leaf and a constant", ("leaf", "constant", values(2, 2)),
+             hint="an input that needs no gradient gets the edge None, as the Node's constructor "
+                  "gives it; create the Node with *all* the op's inputs, in order"),
+        Case("two constants: nothing to record", ("constant", "constant", values(3)),
+             hint="when no input requires grad, the result is a plain leaf: no Node, requires_grad False"),
+        Case("a computed tensor and a leaf", ("computed", "leaf", values(3))),
+        Case("a leaf and a Python number (w + 1)", ("leaf", 1.0, values(3)),
+             hint="the number is an input too: the Node has two edges, the second None"),
+        Case("a Python number and a leaf (2 + w)", (2.0, "leaf", values(2))),
+        Case("a leaf under torch.no_grad()", ("leaf", "leaf", values(3), "no_grad"),
+             hint="under torch.no_grad() nothing is recorded, even if an input requires grad"),
+        Case("the same leaf twice (w + w)", (values(3),), observe=_observe_same_leaf_twice),
+        Case("inside glasstorch: + is your add while out = x @ w + x trains", (x, target),
+             observe=_train_residual,
+             hint="the unit cases above pass but training does not: check that backward returns one "
+                  "gradient per input, as a tuple, and that the forward keeps the inputs' dtype"),
+    ]
+
+
+def _observe_same_leaf_twice(impl: Callable, values: np.ndarray) -> dict:
+    w = glasstorch.tensor(values, requires_grad=True)
+    out = impl(w, w)
+    out.sum().backward()
+    return {"value": out, "next_functions": [_edge(n, {"w": w}) for n, _ in out.grad_fn.next_functions],
+            "w.grad": w.grad}
+
+
+exercise(
+    id="04.add",
+    entry="add",
+    title="record an op: add and its AddBackward0",
+    cases=_add_cases,
+    reference=arithmetic.add,
+    observe=_observe_add,
+    hint="compute the values with numpy; then, only if the op records (grad mode on and some input "
+         "requires grad), create AddBackward0(input, other), whose constructor makes one edge per "
+         "input, and attach it: out.grad_fn = node and out._requires_grad = True. The Node's "
+         "backward returns a tuple: one gradient per input, in order.",
 )

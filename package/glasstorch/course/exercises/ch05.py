@@ -1,547 +1,237 @@
-"""Chapter 05 exercises: ``detach``, the grad-mode switches ``no_grad`` and ``set_grad_enabled``,
-and ``requires_grad_``.
+"""Chapter 05 exercises: the backward of mul and of mm, and the engine's dependency-counted order.
 
-Each piece is checked on its own, then plugged into glasstorch: the learner's ``detach`` becomes
-``Tensor.detach`` (which ``state_dict``, ``AccumulateGrad`` and SGD's momentum call), the learner's
-``no_grad`` replaces the package's everywhere (weight initialisation and the optimizer step run
-under it), and the learner's ``requires_grad_`` is what ``Module.requires_grad_`` calls to freeze a
-layer. The grad-mode switches write the package's own flag, ``_GradMode.enabled``, which every
-operation reads before it records a Node.
+Each backward exercise is checked twice: on its own (arrays in, arrays out) and plugged into the
+package, where a small model trains for a few steps with the learner's formula in place of
+glasstorch's.
 """
 from __future__ import annotations
 
-import contextlib
-import sys
-from typing import Any, Callable, Iterator
+from contextlib import nullcontext
+from typing import Any, Callable
 
 import numpy as np
 
 import glasstorch
-from glasstorch import nn
 from glasstorch._tensor import Tensor
-from glasstorch.autograd.grad_mode import _GradMode
+from glasstorch.autograd.engine import execute
+from glasstorch.autograd.graph import Node
+from glasstorch.ops.arithmetic import MulBackward0
+from glasstorch.ops.linalg import MmBackward0
 
 from ..checking import Case, exercise, replaced
-from ._harness import fit
+from ._harness import descend, normals
 
-# -- shared helpers -------------------------------------------------------------------------------
-
-
-def _node_name(tensor: Tensor) -> str | None:
-    return None if tensor.grad_fn is None else tensor.grad_fn.name()
+# -- shared by both backward exercises ------------------------------------------------------------
 
 
-def _with_grad_mode_restored(scenario: Callable[..., Any]) -> Callable[..., Any]:
-    """Run ``scenario`` with recording on, and switch it back on afterwards whatever the learner's
-    code left behind, so that one case cannot spoil the next (or the rest of the notebook)."""
-    def observe(impl: Any, *inputs: Any) -> Any:
-        saved = _GradMode.enabled
-        _GradMode.enabled = True
-        try:
-            return scenario(impl, *inputs)
-        finally:
-            _GradMode.enabled = saved
-    return observe
+def _reference_backward(op: Callable[[Tensor, Tensor], Tensor]) -> Callable[..., tuple]:
+    """glasstorch's own answer: run ``op`` forward and let autograd compute both gradients."""
+    @glasstorch.enable_grad()  # it also runs inside the engine, plugged in as the reference
+    def backward(grad: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple:
+        ta = glasstorch.from_numpy(a).requires_grad_()
+        tb = glasstorch.from_numpy(b).requires_grad_()
+        out = op(ta, tb)
+        out.backward(glasstorch.from_numpy(grad))
+        return ta.grad.numpy(), tb.grad.numpy()
+    return backward
 
 
-@contextlib.contextmanager
-def replaced_everywhere(original: Any, value: Any) -> Iterator[None]:
-    """Replace ``original`` by ``value`` under every name a loaded glasstorch module gives it
-    (``from ..autograd.grad_mode import no_grad`` copies the name into each module that uses it)."""
-    owners = [(module, name) for module_name, module in list(sys.modules.items())
-              if module_name == "glasstorch" or module_name.startswith("glasstorch.")
-              for name, attribute in list(vars(module).items()) if attribute is original]
-    with contextlib.ExitStack() as stack:
-        for module, name in owners:
-            stack.enter_context(replaced(module, name, value))
-        yield
+def _plugged(learner_backward: Callable[..., tuple]) -> Callable[[Node, Tensor], tuple]:
+    """A Node ``backward`` that calls the learner's array function: what is plugged into the package."""
+    def backward(node: Node, grad: Tensor) -> tuple:
+        second = node._saved_mat2 if isinstance(node, MmBackward0) else node._saved_other
+        a, b = node._saved_self.detach().numpy(), second.detach().numpy()
+        dtype = grad.numpy().dtype
+        return tuple(glasstorch.from_numpy(np.asarray(g, dtype=dtype)) for g in learner_backward(grad.numpy(), a, b))
+    return backward
 
 
-def regression_data(rng: np.random.Generator, n: int = 16) -> tuple[np.ndarray, np.ndarray]:
-    x = rng.standard_normal((n, 3)).astype(np.float32)
-    y = (x @ np.array([[1.5], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
-    return x, y
+def _train(node_class: type, learner_backward: Callable[..., tuple] | None, model: str,
+           x: np.ndarray, target: np.ndarray) -> dict:
+    """Train a tiny model for 10 SGD steps, with ``learner_backward`` in place of ``node_class``'s
+    backward (or glasstorch's own when None). Returns the losses and the final weights."""
+    glasstorch.manual_seed(0)
+    features = x.shape[1]
+    w = glasstorch.full((features, 1) if model == "mm" else (features,), 0.1, requires_grad=True)
+    # the inputs require grad too, so that the Node saves both operands and asks for both gradients
+    inputs, targets = glasstorch.from_numpy(x).requires_grad_(), glasstorch.from_numpy(target)
+
+    def loss() -> Tensor:
+        prediction = inputs.mm(w).squeeze(1) if model == "mm" else (inputs * w).sum(1)
+        return ((prediction - targets) ** 2).mean()
+
+    with replaced(node_class, "backward", _plugged(learner_backward)) if learner_backward else nullcontext():
+        losses = descend(w, loss)
+    return {"losses": losses, "w": w}
 
 
-# -- 05.detach ------------------------------------------------------------------------------------
+def _training_case(node_class: type, model: str, reference: Callable[..., tuple], rng: np.random.Generator) -> Case:
+    x = rng.standard_normal((16, 3)).astype(np.float32)
+    target = (x @ np.array([1.5, -2.0, 0.5], np.float32)).astype(np.float32)
 
-_SOURCES = ("a leaf that requires grad", "a computed tensor (a non-leaf)", "an nn.Parameter",
-            "an int64 tensor", "a float64 leaf that does not require grad")
+    def observe(impl: Callable[..., tuple], *inputs: Any) -> dict:
+        # the reference is autograd itself: plugged in, it would call the Node it replaces
+        return _train(node_class, None if impl is reference else impl, *inputs)
 
-
-def _source(kind: str, values: np.ndarray) -> Tensor:
-    if kind == "a leaf that requires grad":
-        return glasstorch.tensor(values, requires_grad=True)
-    if kind == "a computed tensor (a non-leaf)":
-        return glasstorch.tensor(values, requires_grad=True) * 1
-    if kind == "an nn.Parameter":
-        return nn.Parameter(glasstorch.tensor(values))
-    if kind == "an int64 tensor":
-        return glasstorch.tensor(values.round().astype(np.int64))
-    return glasstorch.tensor(values.astype(np.float64))
-
-
-def _observe_detach(detach: Callable[[Tensor], Tensor], kind: str, values: np.ndarray) -> dict:
-    """What the detached tensor is, and what an in-place change through it does to the original."""
-    original = _source(kind, values)
-    detached = detach(original)
-    facts = {
-        "a new tensor object (not the original itself)": detached is not original,
-        "type": type(detached).__name__,
-        "values": np.array(detached._data),  # a copy: the in-place change below comes later
-        "dtype": detached.dtype,
-        "requires_grad": detached.requires_grad,
-        "grad_fn": _node_name(detached),
-        "is_leaf": detached.is_leaf,
-    }
-    version_before = original._version
-    detached.mul_(2)  # in place, through the detached tensor
-    facts["original after detached.mul_(2) (shared memory)"] = original
-    facts["original._version after detached.mul_(2) (shared counter)"] = original._version - version_before
-    facts["original.requires_grad afterwards"] = original.requires_grad
-    facts["original.grad_fn afterwards"] = _node_name(original)
-    return facts
+    return Case(
+        f"inside glasstorch: 10 steps of linear regression with your backward ({model})",
+        (model, x, target),
+        observe=observe,
+        hint="the unit cases above pass but training does not match: check the dtype you return "
+             "(keep the incoming gradient's) and that each gradient has its own input's shape.",
+    )
 
 
-def _observe_cut(detach: Callable[[Tensor], Tensor]) -> dict:
-    """The chapter's y = detach(w + x) * (w + 1): no gradient flows past the detached tensor."""
+# -- 05.mul_backward ------------------------------------------------------------------------------
+
+_mul_reference = _reference_backward(lambda a, b: a * b)
+
+def _mul_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case("same shapes (2, 3) * (2, 3)", normals(rng, (2, 3), (2, 3), (2, 3))),
+        Case("float64 (4,) * (4,)", normals(rng, (4,), (4,), (4,), dtype=np.float64)),
+        Case("broadcast (3, 1) * (1, 4)", normals(rng, (3, 4), (3, 1), (1, 4)),
+             hint="a has shape (3, 1) but grad has (3, 4): sum grad * b over the dimensions "
+                  "broadcasting stretched (axis 1, keepdims) so grad_a gets a's shape."),
+        Case("broadcast (2, 3, 4) * (4,)", normals(rng, (2, 3, 4), (2, 3, 4), (4,)),
+             hint="b has fewer dimensions than the output: sum over the leading dimensions "
+                  "broadcasting added, then over the ones where b had size 1."),
+        Case("a scalar tensor () * (2, 2)", normals(rng, (2, 2), (), (2, 2))),
+        _training_case(MulBackward0, "mul", _mul_reference, rng),
+    ]
+
+
+exercise(
+    id="05.mul_backward",
+    entry="mul_backward",
+    title="the backward of mul, with broadcasting",
+    cases=_mul_cases,
+    reference=_mul_reference,
+    hint="d(a*b)/da = b and d(a*b)/db = a, so grad_a = grad * b and grad_b = grad * a; then each "
+         "must be summed back to its own input's shape (unbroadcast).",
+)
+
+
+# -- 05.mm_backward -------------------------------------------------------------------------------
+
+_mm_reference = _reference_backward(lambda a, b: a.mm(b))
+
+def _mm_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case("square (3, 3) @ (3, 3)", normals(rng, (3, 3), (3, 3), (3, 3))),
+        Case("rectangular (2, 4) @ (4, 5)", normals(rng, (2, 5), (2, 4), (4, 5)),
+             hint="with out = a @ b of shape (2, 5): grad_a = grad @ b.T has a's shape (2, 4), "
+                  "grad_b = a.T @ grad has b's shape (4, 5). Check the shapes first."),
+        Case("a row times a matrix (1, 3) @ (3, 2)", normals(rng, (1, 2), (1, 3), (3, 2))),
+        Case("float64 (5, 2) @ (2, 3)", normals(rng, (5, 3), (5, 2), (2, 3), dtype=np.float64)),
+        _training_case(MmBackward0, "mm", _mm_reference, rng),
+    ]
+
+
+exercise(
+    id="05.mm_backward",
+    entry="mm_backward",
+    title="the backward of a matrix product",
+    cases=_mm_cases,
+    reference=_mm_reference,
+    hint="for out = a @ b: grad_a = grad @ b.T and grad_b = a.T @ grad. The order matters; the "
+         "shapes tell you which one is right.",
+)
+
+
+# -- 05.run_backward ------------------------------------------------------------------------------
+
+def _seed_example() -> tuple:
     w = glasstorch.tensor([1.0], requires_grad=True)
     x = glasstorch.tensor([2.0], requires_grad=True)
-    y = detach(w + x) * (w + 1)
-    y.backward()
-    return {"y": y, "w.grad": w.grad, "x.grad": x.grad}
-
-
-def _observe_version_check(detach: Callable[[Tensor], Tensor]) -> Any:
-    """The chapter's square = s ** 2, then detach(s).zero_(): backward must refuse to run."""
-    q = glasstorch.tensor([1.0, 2.0], requires_grad=True)
-    s = q * 1
-    square = s ** 2  # saves s, at version 0
-    detach(s).zero_()
-    square.sum().backward()
-    return {"q.grad": q.grad}
-
-
-def _observe_detach_in_package(detach: Callable[[Tensor], Tensor], x: np.ndarray, y: np.ndarray) -> dict:
-    """Tensor.detach is the learner's: train with a bootstrapped (stop-gradient) target and
-    momentum SGD, then read a state_dict, which holds detached parameters."""
-    with replaced(Tensor, "detach", detach):
-        glasstorch.manual_seed(0)
-        model = nn.Linear(3, 1)
-        optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-        inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(y)
-        losses = []
-        for _ in range(8):
-            # the target leans on the model's own prediction, as in TD learning: it must not be trained through
-            target = (0.5 * targets + 0.5 * model(inputs)).detach()
-            loss = ((model(inputs) - target) ** 2).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(loss.item())
-        saved = model.state_dict()
-        with glasstorch.no_grad():
-            model.weight.add_(1.0)  # shows through in the state_dict only if it shares memory
-        return {"losses": losses, "bias": model.bias,
-                "state_dict()['weight'].requires_grad": saved["weight"].requires_grad,
-                "state_dict()['weight'] after weight.add_(1)": saved["weight"]}
-
-
-def _detach_cases(rng: np.random.Generator) -> list[Case]:
-    def values() -> np.ndarray:
-        return rng.standard_normal(3).round(2).astype(np.float32)
-
-    hints = {"an nn.Parameter": "detaching a Parameter gives a plain Tensor, as in PyTorch: wrap the "
-                                "array with `_wrap(array)` (class Tensor), not with the original's class."}
-    cases = [Case(f"detach {kind}", (kind, values()), observe=_observe_detach, hint=hints.get(kind))
-             for kind in _SOURCES]
-    return cases + [
-        Case("no gradient flows past detach: y = detach(w + x) * (w + 1)", (), observe=_observe_cut),
-        Case("backward notices an in-place change made through detach()", (), observe=_observe_version_check,
-             hint="detach() must share the original's version counter (`_version_counter`, a "
-                  "one-element list): the same list object, not a copy. A fresh counter is what "
-                  "`.data` has, and then backward silently uses the changed values."),
-        Case("inside glasstorch: a stop-gradient target, momentum SGD and state_dict with your detach",
-             regression_data(rng), observe=_observe_detach_in_package,
-             hint="the unit cases pass but the package does not behave: state_dict() returns "
-                  "param.detach(), which must share the parameter's memory (no copy) and not require grad."),
-    ]
-
-
-exercise(
-    id="05.detach",
-    entry="detach",
-    title="detach(): same memory, same version counter, no history",
-    cases=_detach_cases,
-    reference=Tensor.detach,  # the function itself, taken before any case patches the class
-    hint="wrap the *same* numpy array (`tensor._data`, no copy) in a new tensor with `_wrap`, which "
-         "gives it no grad_fn and requires_grad=False, then give it the original's version counter "
-         "object: `result._version_counter = tensor._version_counter`.",
-)
-
-
-# -- 05.no_grad and 05.set_grad_enabled: scenarios shared by both ----------------------------------
-
-def _w() -> Tensor:
-    return glasstorch.tensor([1.0, 2.0], requires_grad=True)
-
-
-def _record(y: Tensor) -> dict:
-    return {"requires_grad": y.requires_grad, "grad_fn": _node_name(y)}
-
-
-def _exception_scenario(enter: Callable[[], Any]) -> dict:
-    reached_caller = False
-    try:
-        with enter():
-            raise ValueError("an error inside the block")
-    except ValueError:
-        reached_caller = True
-    return {"the ValueError reached the caller": reached_caller,
-            "is_grad_enabled() after the block": glasstorch.is_grad_enabled()}
-
-
-def _decorated_raise_scenario(decorator: Any) -> dict:
-    @decorator
-    def fails() -> None:
-        raise ValueError("an error inside the decorated function")
-
-    reached_caller = False
-    try:
-        fails()
-    except ValueError:
-        reached_caller = True
-    return {"the ValueError reached the caller": reached_caller,
-            "is_grad_enabled() after the call": glasstorch.is_grad_enabled()}
-
-
-def _recursive_scenario(decorator: Any) -> dict:
-    """One decorator object wraps a recursive function: each call must save and restore its own
-    previous mode (the reason for ``clone()``)."""
-    @decorator
-    def modes_down_to(depth: int) -> list:
-        y = _w() * 2
-        return [[glasstorch.is_grad_enabled(), y.requires_grad]] + (modes_down_to(depth - 1) if depth else [])
-
-    return {"[is_grad_enabled(), y.requires_grad] at each depth": modes_down_to(3),
-            "is_grad_enabled() after the outermost call": glasstorch.is_grad_enabled()}
-
-
-def _squared_error(output: Tensor, target: Tensor) -> Tensor:
-    return ((output - target) ** 2).mean()
-
-
-def _train_and_evaluate(x: np.ndarray, y: np.ndarray) -> dict:
-    """Build a Linear (initialised in place under no_grad), train it with SGD (whose step runs
-    under no_grad) and evaluate it under torch.no_grad()."""
-    model, _, losses = fit(lambda: nn.Linear(3, 1), x, y, steps=6, loss_fn=_squared_error,
-                           make_optimizer=lambda m: glasstorch.optim.SGD(m.parameters(), lr=0.1))
-    with glasstorch.no_grad():
-        evaluation = model(glasstorch.from_numpy(x))
-    return {"losses": losses, "weight": model.weight, "weight.is_leaf": model.weight.is_leaf,
-            "evaluation output": _record(evaluation),
-            "is_grad_enabled() at the end": glasstorch.is_grad_enabled()}
-
-
-# -- 05.no_grad -----------------------------------------------------------------------------------
-
-def _ng_with_block(no_grad: type) -> dict:
-    w = _w()
-    with no_grad():
-        inside = glasstorch.is_grad_enabled()
-        y = w * 2
-    return {"is_grad_enabled() inside": inside, "y = w * 2 inside": _record(y),
-            "is_grad_enabled() after the block": glasstorch.is_grad_enabled(), "w.requires_grad": w.requires_grad}
-
-
-def _ng_nested(no_grad: type) -> dict:
-    with no_grad():
-        with no_grad():
-            pass
-        between = glasstorch.is_grad_enabled()
-        y = _w() * 2
-    return {"is_grad_enabled() after the inner block, inside the outer": between,
-            "y = w * 2 there": _record(y), "is_grad_enabled() after both": glasstorch.is_grad_enabled()}
-
-
-def _ng_already_off(no_grad: type) -> dict:
-    glasstorch.set_grad_enabled(False)
-    with no_grad():
-        pass
-    return {"is_grad_enabled() after the block (it was off before)": glasstorch.is_grad_enabled()}
-
-
-def _ng_enable_grad_inside(no_grad: type) -> dict:
-    w = _w()
-    with no_grad():
-        with glasstorch.enable_grad():
-            y = w * 2
-        after_inner = glasstorch.is_grad_enabled()
-    return {"y = w * 2 under enable_grad": _record(y), "is_grad_enabled() after enable_grad's block": after_inner,
-            "is_grad_enabled() at the end": glasstorch.is_grad_enabled()}
-
-
-def _ng_decorator(no_grad: type) -> dict:
-    @no_grad()
-    def double(t: Tensor) -> tuple:
-        """Twice t, and whether recording was on."""
-        return t * 2, glasstorch.is_grad_enabled()
-
-    after_decorating = glasstorch.is_grad_enabled()
-    y, inside = double(_w())
-    return {"is_grad_enabled() after decorating": after_decorating, "is_grad_enabled() inside the call": inside,
-            "result": _record(y), "is_grad_enabled() after the call": glasstorch.is_grad_enabled(),
-            "__name__ of the decorated function": double.__name__,
-            "__doc__ of the decorated function": double.__doc__}
-
-
-def _ng_in_package(no_grad: type, x: np.ndarray, y: np.ndarray) -> dict:
-    with replaced_everywhere(glasstorch.no_grad, no_grad):
-        return _train_and_evaluate(x, y)
-
-
-def _no_grad_cases(rng: np.random.Generator) -> list[Case]:
-    restore = ("__exit__ must put back the mode that was in force *before* __enter__ (save it in "
-               "__enter__), not switch recording on.")
-    scenario = _with_grad_mode_restored
-    return [
-        Case("with no_grad(): y = w * 2", observe=scenario(_ng_with_block)),
-        Case("no_grad inside no_grad", observe=scenario(_ng_nested), hint=restore),
-        Case("no_grad while recording is already off", observe=scenario(_ng_already_off), hint=restore),
-        Case("enable_grad inside no_grad", observe=scenario(_ng_enable_grad_inside)),
-        Case("an exception inside the with block", observe=scenario(_exception_scenario),
-             hint="__exit__ runs even when the block raises: restore the mode there, and return None "
-                  "(a true value from __exit__ swallows the exception)."),
-        Case("as a decorator: @no_grad()", observe=scenario(_ng_decorator),
-             hint="__call__(func) returns a wrapper that runs func inside the context; "
-                  "functools.wraps(func) keeps the function's __name__ and __doc__."),
-        Case("a decorated function that raises", observe=scenario(lambda ng: _decorated_raise_scenario(ng())),
-             hint="the wrapper must restore the mode even when func raises: run func inside a `with` "
-                  "statement (or try/finally), not between two plain calls of __enter__ and __exit__."),
-        Case("a recursive decorated function", observe=scenario(lambda ng: _recursive_scenario(ng())),
-             hint="one decorator object serves every call, also the nested calls of a recursion: if "
-                  "the calls share one object, the inner call overwrites the mode the outer one saved. "
-                  "Enter a fresh copy per call (PyTorch's `with self.clone():`)."),
-        Case("inside glasstorch: init, SGD and evaluation with your no_grad", regression_data(rng),
-             observe=scenario(_ng_in_package),
-             hint="the package's in-place initialisation and optimizer step run under your no_grad: "
-                  "it must switch glasstorch's own flag, `_GradMode.enabled`."),
-    ]
-
-
-exercise(
-    id="05.no_grad",
-    entry="no_grad",
-    title="no_grad: a context manager that is also a decorator",
-    cases=_no_grad_cases,
-    reference=glasstorch.no_grad,
-    hint="__enter__ saves `_GradMode.enabled` and sets it to False; __exit__ puts the saved value "
-         "back; __call__(func) returns a functools.wraps wrapper that calls func inside "
-         "`with self.clone():`.",
-)
-
-
-# -- 05.set_grad_enabled --------------------------------------------------------------------------
-
-def _sge_as_function(set_grad_enabled: type) -> dict:
-    w = _w()
-    set_grad_enabled(False)
-    off = (glasstorch.is_grad_enabled(), _record(w * 2))
-    set_grad_enabled(True)
-    on = (glasstorch.is_grad_enabled(), _record(w * 2))
-    return {"after set_grad_enabled(False)": off, "after set_grad_enabled(True)": on}
-
-
-def _sge_blocks(set_grad_enabled: type) -> dict:
-    w = _w()
-    seen = {}
-    for is_train in (True, False):
-        with set_grad_enabled(is_train):
-            seen[f"with set_grad_enabled({is_train}): y = w * 2"] = _record(w * 2)
-        seen[f"is_grad_enabled() after set_grad_enabled({is_train})'s block"] = glasstorch.is_grad_enabled()
-    return seen
-
-
-def _sge_inside_no_grad(set_grad_enabled: type) -> dict:
-    w = _w()
-    with glasstorch.no_grad():
-        with set_grad_enabled(True):
-            y = w * 2
-        between = glasstorch.is_grad_enabled()
-    return {"y = w * 2 under set_grad_enabled(True)": _record(y),
-            "is_grad_enabled() after its block, inside no_grad": between,
-            "is_grad_enabled() at the end": glasstorch.is_grad_enabled()}
-
-
-def _sge_decorator(set_grad_enabled: type) -> dict:
-    @set_grad_enabled(False)
-    def double(t: Tensor) -> tuple:
-        """Twice t, and whether recording was on."""
-        return t * 2, glasstorch.is_grad_enabled()
-
-    after_decorating = glasstorch.is_grad_enabled()
-    y, inside = double(_w())
-    return {"is_grad_enabled() right after decorating": after_decorating,
-            "is_grad_enabled() inside the call": inside, "result": _record(y),
-            "is_grad_enabled() after the call": glasstorch.is_grad_enabled(),
-            "__name__ of the decorated function": double.__name__}
-
-
-def _sge_decorated_under_no_grad(set_grad_enabled: type) -> dict:
-    @set_grad_enabled(True)
-    def double(t: Tensor) -> Tensor:
-        return t * 2
-
-    with glasstorch.no_grad():
-        y = double(_w())
-        after_call = glasstorch.is_grad_enabled()
-    return {"result (recorded)": _record(y), "is_grad_enabled() after the call, inside no_grad": after_call,
-            "is_grad_enabled() at the end": glasstorch.is_grad_enabled()}
-
-
-def _sge_in_package(set_grad_enabled: type, x: np.ndarray, y: np.ndarray) -> dict:
-    """One epoch function for training and evaluation, the chapter's use of set_grad_enabled."""
-    def epoch(model: nn.Module, optimizer: Any, is_train: bool) -> tuple:
-        with glasstorch.set_grad_enabled(is_train):
-            output = model(glasstorch.from_numpy(x))
-            loss = ((output - glasstorch.from_numpy(y)) ** 2).mean()
-            if is_train:
-                optimizer.zero_grad()
-                loss.backward()
-                optimizer.step()
-        return loss.item(), loss.requires_grad
-
-    with replaced(glasstorch, "set_grad_enabled", set_grad_enabled):
-        glasstorch.manual_seed(0)
-        model = nn.Linear(3, 1)
-        optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.1)
-        epochs = [epoch(model, optimizer, is_train) for is_train in (True, False, True, False)]
-    return {"[loss, loss.requires_grad] per epoch (train, eval, train, eval)": epochs,
-            "weight": model.weight, "is_grad_enabled() at the end": glasstorch.is_grad_enabled()}
-
-
-def _set_grad_enabled_cases(rng: np.random.Generator) -> list[Case]:
-    scenario = _with_grad_mode_restored
-    return [
-        Case("called as a plain function", observe=scenario(_sge_as_function),
-             hint="`torch.set_grad_enabled(False)` works without `with`: the constructor itself "
-                  "switches the mode (and remembers the previous one for __exit__)."),
-        Case("with set_grad_enabled(is_train), for True and False", observe=scenario(_sge_blocks)),
-        Case("set_grad_enabled(True) inside no_grad", observe=scenario(_sge_inside_no_grad),
-             hint="__exit__ restores the mode saved when the object was made, here False."),
-        Case("an exception inside the with block",
-             observe=scenario(lambda sge: _exception_scenario(lambda: sge(False)))),
-        Case("as a decorator: @set_grad_enabled(False)", observe=scenario(_sge_decorator),
-             hint="writing @set_grad_enabled(False) constructs the object, which switches the mode at "
-                  "once; as a decorator it must not change the mode of the code that follows, so "
-                  "__call__ puts the previous mode back before wrapping (PyTorch does exactly this)."),
-        Case("a decorated function that raises",
-             observe=scenario(lambda sge: _decorated_raise_scenario(sge(False)))),
-        Case("@set_grad_enabled(True) function called inside no_grad",
-             observe=scenario(_sge_decorated_under_no_grad),
-             hint="the call must restore the mode in force *when it is called* (False here), not the one "
-                  "saved when the decorator was made: enter a fresh object per call, made by clone()."),
-        Case("a recursive decorated function", observe=scenario(lambda sge: _recursive_scenario(sge(False))),
-             hint="each call must enter a fresh object, made by clone() = set_grad_enabled(self.mode), "
-                  "so that each call saves its own previous mode."),
-        Case("inside glasstorch: train and evaluate with one epoch function", regression_data(rng),
-             observe=scenario(_sge_in_package)),
-    ]
-
-
-exercise(
-    id="05.set_grad_enabled",
-    entry="set_grad_enabled",
-    title="set_grad_enabled(mode): a function, a context manager and a decorator",
-    cases=_set_grad_enabled_cases,
-    reference=glasstorch.set_grad_enabled,
-    hint="__init__ saves the current mode in self.prev and sets the new one at once; __enter__ sets "
-         "self.mode; __exit__ restores self.prev; clone() makes set_grad_enabled(self.mode); "
-         "__call__ first puts self.prev back, then wraps func as no_grad does.",
-)
-
-
-# -- 05.requires_grad_ ----------------------------------------------------------------------------
-
-_FLAG_SOURCES = {
-    "a float32 leaf": lambda v: glasstorch.tensor(v),
-    "a leaf that requires grad": lambda v: glasstorch.tensor(v, requires_grad=True),
-    "an int64 leaf": lambda v: glasstorch.tensor(v.round().astype(np.int64)),
-    "a computed tensor (a non-leaf)": lambda v: glasstorch.tensor(v, requires_grad=True) * 2,
+    y = (x + w) * (w + 1)
+    return y, {"w": w, "x": x}
+
+
+def _diamond() -> tuple:
+    a = glasstorch.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 3
+    c = b.exp() + b * b  # b feeds two Nodes: its gradient must be the sum of both, before b runs
+    d = c.sum() * a.sum()
+    return d, {"a": a}
+
+
+def _shared_leaf() -> tuple:
+    x = glasstorch.tensor(3.0, requires_grad=True)
+    y = x * x * x + x  # dy/dx = 3x² + 1 = 28
+    return y, {"x": x}
+
+
+def _long_chain(length: int = 20_000) -> Callable[[], tuple]:
+    def build() -> tuple:
+        x = glasstorch.tensor(1.0, requires_grad=True)
+        y = x
+        for _ in range(length):
+            y = y * 1.0001
+        return y, {"x": x}
+    return build
+
+
+_DEEP_HINT = ("a recursive walk overflows Python's stack on a long chain: keep your own stack (a list) "
+              "of Nodes to visit, both to count dependencies and to run.")
+_GRAPHS = {  # name: (builder, hint when it fails)
+    "the seeds' y = (x + w) * (w + 1)": (_seed_example, None),
+    "a diamond: b feeds two paths": (_diamond, "b's Node must wait for the gradients of *both* Nodes "
+                                               "that use b, and then run once, with their sum."),
+    "one leaf used three times": (_shared_leaf, None),
+    "a chain of 20,000 multiplications": (_long_chain(), _DEEP_HINT),
 }
 
 
-def _observe_flag(requires_grad_: Callable[..., Tensor], kind: str, values: np.ndarray, *flag: bool) -> dict:
-    """Call ``requires_grad_(t, *flag)`` and look at the tensor, and at what an op on it records."""
-    tensor = _FLAG_SOURCES[kind](values)
-    result = requires_grad_(tensor, *flag)
-    return {"returns the tensor itself": result is tensor, "requires_grad": tensor.requires_grad,
-            "is_leaf": tensor.is_leaf, "grad_fn": _node_name(tensor)}
+def _count_runs(root: Node) -> dict:
+    """Make every Node of the graph count the times its backward runs: {node: [count]}."""
+    counts: dict = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node in counts:
+            continue
+        counts[node] = count = [0]
+
+        def counting(grad: Tensor, _backward: Callable = node.backward, _count: list = count) -> tuple:
+            _count[0] += 1
+            return _backward(grad)
+
+        node.backward = counting  # an instance attribute: node(grad) and the engine both call it
+        stack.extend(next_node for next_node, _ in node.next_functions if next_node is not None)
+    return counts
 
 
-def _observe_freezing(requires_grad_: Callable[..., Tensor], x: np.ndarray, y: np.ndarray) -> dict:
-    """Tensor.requires_grad_ is the learner's: freeze the first layer with Module.requires_grad_,
-    train the rest, and register an int64 nn.Buffer (which calls requires_grad_(False))."""
-    with replaced(Tensor, "requires_grad_", requires_grad_):
-        glasstorch.manual_seed(0)
-        model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 1))
-        model.steps = nn.Buffer(glasstorch.tensor(0))
-        first = model[0].weight.detach().clone()
-        model[0].requires_grad_(False)
-        optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.1)
-        inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(y)
-        losses = []
-        for _ in range(6):
-            loss = ((model(inputs) - targets) ** 2).mean()
-            optimizer.zero_grad(set_to_none=False)  # calls requires_grad_(False) on every .grad
-            loss.backward()
-            optimizer.step()
-            model.steps += 1
-            losses.append(loss.item())
-        return {"losses": losses, "requires_grad per parameter": [p.requires_grad for p in model.parameters()],
-                "first layer unchanged": bool((model[0].weight.detach() == first).all().item()),
-                "first layer's weight.grad": model[0].weight.grad, "last layer's weight": model[2].weight,
-                "steps buffer": model.steps}
+def _observe_engine(run_backward: Callable[[Node, Tensor], Any], graph: str) -> dict:
+    root, leaves = _GRAPHS[graph][0]()
+    counts = _count_runs(root.grad_fn)
+    run_backward(root.grad_fn, glasstorch.ones_like(root))
+    observed = {"Nodes that did not run exactly once":
+                sorted(node.name() for node, count in counts.items() if count[0] != 1)}
+    for name, leaf in leaves.items():
+        observed[f"{name}.grad"] = leaf.grad
+        # the engine runs backward formulas with grad mode off: a .grad has no history of its own
+        observed[f"{name}.grad.requires_grad"] = None if leaf.grad is None else leaf.grad.requires_grad
+    return observed
 
 
-def _requires_grad_cases(rng: np.random.Generator) -> list[Case]:
-    def values() -> np.ndarray:
-        return (rng.standard_normal(3) * 3).round(2).astype(np.float32)
+def _engine_reference(root: Node, grad: Tensor) -> None:
+    execute([root], [grad], keep_graph=False, create_graph=False)
 
-    leaf_only = ("only a leaf's flag can be changed: a computed tensor (grad_fn set) requires grad "
-                 "because of its history. Asking it for False is a RuntimeError; asking for True is "
-                 "a no-op that returns the tensor.")
-    return [
-        Case("a float32 leaf, requires_grad_() with the default", ("a float32 leaf", values()),
-             observe=_observe_flag,
-             hint="the flag defaults to True, and the method returns the tensor itself (so that "
-                  "`torch.zeros(3).requires_grad_()` can be chained)."),
-        Case("a leaf that requires grad, requires_grad_(False)", ("a leaf that requires grad", values(), False),
-             observe=_observe_flag),
-        Case("an int64 leaf, requires_grad_(True)", ("an int64 leaf", values(), True), observe=_observe_flag,
-             hint="only floating-point tensors can require gradients: raise RuntimeError "
-                  "('only Tensors of floating point dtype can require gradients')."),
-        Case("an int64 leaf, requires_grad_(False)", ("an int64 leaf", values(), False), observe=_observe_flag,
-             hint="switching the flag *off* is allowed for any dtype: check the dtype only when the "
-                  "flag is True."),
-        Case("a computed tensor, requires_grad_(False)", ("a computed tensor (a non-leaf)", values(), False),
-             observe=_observe_flag, hint=leaf_only),
-        Case("a computed tensor, requires_grad_(True)", ("a computed tensor (a non-leaf)", values(), True),
-             observe=_observe_flag, hint=leaf_only),
-        Case("inside glasstorch: freeze a layer with Module.requires_grad_(False), then train",
-             regression_data(rng), observe=_observe_freezing,
-             hint="the package calls your requires_grad_ on parameters (freezing), on int64 buffers "
-                  "(nn.Buffer) and on gradients (zero_grad(set_to_none=False)), always with an "
-                  "explicit flag."),
-    ]
+
+def _engine_cases(rng: np.random.Generator) -> list[Case]:
+    return [Case(name, (name,), hint=hint) for name, (_, hint) in _GRAPHS.items()]
 
 
 exercise(
-    id="05.requires_grad_",
-    entry="requires_grad_",
-    title="requires_grad_: switch recording on or off for one leaf",
-    cases=_requires_grad_cases,
-    reference=Tensor.requires_grad_,  # the function itself, taken before any case patches the class
-    hint="in order: True on a non-floating dtype is an error; True on a non-leaf is a no-op; False "
-         "on a non-leaf is an error; otherwise set `tensor._requires_grad` and return the tensor.",
+    id="05.run_backward",
+    entry="run_backward",
+    title="the engine: dependency counting and execution order",
+    cases=_engine_cases,
+    reference=_engine_reference,
+    observe=_observe_engine,
+    hint="first walk the graph from the root and count, for every Node, how many edges point into "
+         "it; then run a Node only when its count has dropped to zero, adding up the gradients "
+         "that several Nodes send to the same one. Run it all under `torch.no_grad()`: the engine "
+         "does not record the backward formulas themselves (only create_graph=True would).",
 )

@@ -1,472 +1,454 @@
-"""Chapter 09 exercises: ``Module._call_impl`` (what ``model(x)`` runs), ``register_forward_hook``
-and the ``RemovableHandle`` that every ``register_*`` method returns.
+"""Chapter 09 exercises: ``Module.__setattr__``, ``Module.register_parameter`` and
+``Module.__getattr__``, the bookkeeping that files every ``self.x = value`` into ``_parameters``,
+``_buffers``, ``_modules`` or ``__dict__``, and finds it again.
 
-Every case that builds a model plugs the learner's piece into the package first: ``_call_impl``
-as ``nn.Module.__call__`` (so that the layers a model calls inside its ``forward`` run it too),
-``register_forward_hook`` as the method of ``nn.Module``, and the handle class where glasstorch's
-module and tensor hooks create their handles. The observations are what the hooks saw and in which
-order they fired, what the calls returned, and which hooks are left after ``remove()``.
+The learner writes each as a plain function of ``self``. Every case runs with that function
+installed on ``nn.Module`` (``replaced(nn.Module, "__setattr__", learner_fn)``), so that it is
+called exactly as Python calls the real method: by every assignment in every layer's
+``__init__``. The last case of each exercise builds a small classifier with it and trains it.
+
+The model and the training loop defined here are shared with chapter 10's exercises.
 """
 from __future__ import annotations
 
-import gc
-import importlib
-import weakref
-from collections import OrderedDict
+import copy
 from typing import Any, Callable
 
 import numpy as np
 
 import glasstorch
+import glasstorch.nn.functional as F
 from glasstorch import nn
-from glasstorch.utils import hooks as hooks_py
 
 from ..checking import Case, exercise, replaced
-from ._harness import plugged_cases, random_seed, seeded
-from .ch08 import module_names
+from ._harness import attempt, fit, result_of
 
-module_py = importlib.import_module("glasstorch.nn.modules.module")  # where Module makes its handles
-
-
-# -- the chapter's small modules --------------------------------------------------------------------
-
-def _fixed_linear() -> nn.Linear:
-    """The chapter's layer with fixed weights: y = x0 + 10 * x1."""
-    lin = nn.Linear(2, 1, bias=False)
-    with glasstorch.no_grad():
-        lin.weight.copy_(glasstorch.tensor([[1.0, 10.0]]))
-    return lin
+# -- shared with chapter 10: a small classifier with every kind of registered thing ---------------
 
 
-class _Multiply(nn.Module):
-    """A forward with a keyword-only argument (chapter 09, section 5)."""
+class Block(nn.Module):
+    """Linear, BatchNorm1d (parameters and buffers), ReLU: chapter 10's block."""
 
-    def forward(self, x: glasstorch.Tensor, *, factor: float = 1.0) -> glasstorch.Tensor:
-        return x * factor
+    def __init__(self, features: int) -> None:
+        super().__init__()
+        self.fc = nn.Linear(features, features)
+        self.bn = nn.BatchNorm1d(features)
+        self.act = nn.ReLU()
+
+    def forward(self, x: Any) -> Any:
+        return self.act(self.bn(self.fc(x)))
 
 
-class _Broken(nn.Module):
-    def forward(self, x: glasstorch.Tensor) -> glasstorch.Tensor:
-        raise ValueError("forward failed")
-
-
-class _NotesNet(nn.Module):
-    """The source notes' network: fc1 = Linear(1, 2), fc2 = Linear(2, 1), no biases, weights 2."""
+class Classifier(nn.Module):
+    """Chapter 10's classifier: containers, blocks, dropout, a head, and a parameter of its own."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.fc1 = nn.Linear(1, 2, bias=False)
-        self.fc2 = nn.Linear(2, 1, bias=False)
-        self.fc1.weight = nn.Parameter(glasstorch.tensor([[2.0], [2.0]]))
-        self.fc2.weight = nn.Parameter(glasstorch.tensor([2.0, 2.0]))
+        self.stem = nn.Sequential(nn.Flatten(), nn.Linear(16, 8))
+        self.blocks = nn.ModuleList([Block(8), Block(8)])
+        self.drop = nn.Dropout(0.5)
+        self.head = nn.Linear(8, 3)
+        self.temperature = nn.Parameter(glasstorch.ones(1))
 
-    def forward(self, x: glasstorch.Tensor) -> glasstorch.Tensor:
-        return self.fc2(self.fc1(x))
-
-
-def _mlp(seed: int) -> nn.Module:
-    return seeded(seed, lambda: nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)))
-
-
-def _logger(log: list, label: str, result: Any = None) -> Callable[..., Any]:
-    """A hook of any kind that appends ``label`` and what it received (after the module) to ``log``,
-    and returns ``result``."""
-    def hook(module: nn.Module, *received: Any) -> Any:
-        log.append([label, *received])
-        return result
-    return hook
+    def forward(self, x: Any) -> Any:
+        x = self.stem(x)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.drop(x)) / self.temperature
 
 
-# -- 09._call_impl --------------------------------------------------------------------------------
-
-def _observe_no_hooks(call: Callable, seed: int, x: np.ndarray) -> Any:
-    return _mlp(seed)(glasstorch.from_numpy(x))
-
-
-def _observe_pre_hooks(call: Callable, x: np.ndarray) -> dict:
-    lin, inputs, log = _fixed_linear(), glasstorch.from_numpy(x), []
-    observed = {"no hook": lin(inputs)}
-    lin.register_forward_pre_hook(lambda module, args: (args[0] * 2,))        # a tuple: the new args
-    observed["doubled (a tuple returned)"] = lin(inputs)
-    lin.register_forward_pre_hook(lambda module, args: args[0] + 1)           # one value: wrapped
-    observed["then plus 1 (a single value returned)"] = lin(inputs)
-    lin.register_forward_pre_hook(_logger(log, "an observer (returns None)"))
-    observed["then an observer"] = lin(inputs)
-    observed["what the observer saw"] = log
-    return observed
+def classification_data(rng: np.random.Generator, n: int = 8) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs for the Classifier (n images of 4 x 4) and class labels."""
+    return rng.standard_normal((n, 4, 4)).astype(np.float32), rng.integers(0, 3, n).astype(np.int64)
 
 
-def _observe_forward_hooks(call: Callable, x: np.ndarray) -> dict:
-    lin, log = _fixed_linear(), []
-    lin.register_forward_pre_hook(lambda module, args: (args[0] * 2,))
-    lin.register_forward_hook(_logger(log, "show"))
-    lin.register_forward_hook(lambda module, args, output: output + 100.0)   # the new output
-    lin.register_forward_hook(_logger(log, "show again"))
-    y = lin(glasstorch.from_numpy(x))
-    return {"the caller gets": y, "its grad_fn": type(y.grad_fn).__name__, "what the hooks saw": log}
+def trained_classifier_facts(x: np.ndarray, labels: np.ndarray) -> dict:
+    """Build the Classifier, train it (4 steps of SGD on the cross-entropy), and report what its
+    walks and its state_dict see."""
+    model, _, losses = fit(Classifier, x, labels, steps=4, loss_fn=F.cross_entropy,
+                           make_optimizer=lambda m: glasstorch.optim.SGD(m.parameters(), lr=0.1))
+    model.eval()
+    return {"named_parameters": [name for name, _ in model.named_parameters()],
+            "named_buffers": [name for name, _ in model.named_buffers()],
+            "state_dict keys": list(model.state_dict()),
+            "losses": losses, "temperature after training": model.temperature,
+            "training flags after eval()": [m.training for m in model.modules()]}
 
 
-def _observe_order(call: Callable) -> list:
-    order: list = []
-    identity = nn.Identity()
-    for label, prepend in (("A", False), ("B", False), ("C (prepend)", True), ("D (prepend)", True)):
-        identity.register_forward_pre_hook(lambda module, args, label=label: order.append("pre " + label),
-                                           prepend=prepend)
-        identity.register_forward_hook(lambda module, args, output, label=label: order.append("hook " + label),
-                                       prepend=prepend)
-    identity(glasstorch.tensor(1.0))
-    return order
+# -- helpers --------------------------------------------------------------------------------------
+
+def where(module: nn.Module, name: str) -> str:
+    """Which of the module's dictionaries holds ``name`` (the chapter's helper)."""
+    for place in ("_parameters", "_buffers", "_modules", "__dict__"):
+        if name in getattr(module, place):
+            return place
+    return "nowhere"
 
 
-def _observe_kwargs(call: Callable, x: np.ndarray) -> dict:
-    multiply, inputs, log = _Multiply(), glasstorch.from_numpy(x), []
-    observed = {"no hooks, factor=3.0": multiply(inputs, factor=3.0)}
-    multiply.register_forward_hook(_logger(log, "a plain hook"))
-    observed["a plain hook, factor=3.0"] = multiply(inputs, factor=3.0)
-
-    def force_factor(module: nn.Module, args: tuple, kwargs: dict) -> tuple:
-        log.append(["force_factor", args, kwargs])
-        return args, {**kwargs, "factor": 10.0}
-
-    multiply.register_forward_pre_hook(force_factor, with_kwargs=True)
-    multiply.register_forward_hook(_logger(log, "a with_kwargs hook"), with_kwargs=True)
-    observed["with_kwargs hooks, factor=2.0"] = multiply(inputs, factor=2.0)
-    observed["what the hooks saw"] = log
-    return observed
+def _places(module: nn.Module, *names: str) -> dict:
+    return {name: where(module, name) for name in names}
 
 
-def _observe_bad_pre_hook(call: Callable, x: np.ndarray) -> Any:
-    multiply = _Multiply()
-    multiply.register_forward_pre_hook(lambda module, args, kwargs: args, with_kwargs=True)
-    return multiply(glasstorch.from_numpy(x))
+class _Demo(nn.Module):
+    """The chapter's Demo: a module with one registered buffer."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("running_mean", glasstorch.zeros(2))
 
 
-def _observe_notes_order(call: Callable, x: np.ndarray) -> dict:
-    model, order = _NotesNet(), []
-    names = module_names(model)
-    for module in model.modules():
-        name = names[module]
-        module.register_forward_pre_hook(lambda m, args, name=name: order.append(f"pre-hook of {name}"))
-        module.register_forward_hook(lambda m, args, output, name=name: order.append(f"hook of {name}"))
-    out = model(glasstorch.from_numpy(x))
-    return {"firing order": order, "out": out}
+class _NotInitialised(nn.Module):
+    """A subclass whose ``__init__`` forgot ``super().__init__()``."""
+
+    def __init__(self) -> None:
+        pass
 
 
-def _observe_mlp_training(call: Callable, seed: int, x: np.ndarray, target: np.ndarray) -> dict:
-    """Forward hooks collect every layer's activation while an MLP trains for three steps; a
-    pre-hook on the model scales its input."""
-    model = _mlp(seed)
-    activations: dict = {}
-    for name, layer in model.named_children():
-        layer.register_forward_hook(lambda m, args, output, name=name: activations.update({name: output.detach()}))
-    model.register_forward_pre_hook(lambda m, args: (args[0] / 2,))
-    optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.1)
-    losses = []
-    for _ in range(3):
-        optimizer.zero_grad()
-        loss = (model(glasstorch.from_numpy(x)) - glasstorch.from_numpy(target)).pow(2).mean()
-        loss.backward()
-        optimizer.step()
-        losses.append(loss.item())
-    return {"losses": losses, "activations of the last step": activations}
+# -- 09.setattr -----------------------------------------------------------------------------------
+
+def _installed(setattr_fn: Callable, scenario: Callable[[], Any]) -> Any:
+    with replaced(nn.Module, "__setattr__", setattr_fn):
+        return scenario()
 
 
-def _call_cases(rng: np.random.Generator) -> list[Case]:
-    case = plugged_cases(nn.Module, "__call__")
+def _routing() -> dict:
+    d = _Demo()
+    d.weight = nn.Parameter(glasstorch.ones(2))   # step 1
+    d.fc = nn.Linear(2, 2)                        # step 3
+    d.running_mean = glasstorch.ones(2)           # step 5: a registered buffer's name
+    d.stats = nn.Buffer(glasstorch.zeros(2))      # step 5: an nn.Buffer
+    d.note = "hello"                              # step 6
+    d.cache = glasstorch.ones(2)                  # step 6: a plain tensor under a new name
+    return {"where each name went": _places(d, "weight", "fc", "running_mean", "stats", "note", "cache"),
+            "d.running_mean (the new tensor)": d.running_mean, "d.note": d.note}
 
-    x2 = rng.standard_normal(2).astype(np.float32)
+
+def _wrong_kinds() -> dict:
+    d = _Demo()
+    d.weight = nn.Parameter(glasstorch.ones(2))
+    d.fc = nn.Linear(2, 2)
+    outcomes = {
+        "d.weight = torch.ones(2)": attempt(lambda: setattr(d, "weight", glasstorch.ones(2))),
+        "d.weight = nn.Linear(1, 1)": attempt(lambda: setattr(d, "weight", nn.Linear(1, 1))),
+        "d.fc = 3": attempt(lambda: setattr(d, "fc", 3)),
+        "d.running_mean = [0.0, 0.0]": attempt(lambda: setattr(d, "running_mean", [0.0, 0.0])),
+    }
+    outcomes["afterwards"] = _places(d, "weight", "fc", "running_mean")
+    return outcomes
+
+
+def _none_values() -> dict:
+    d = _Demo()
+    d.weight = nn.Parameter(glasstorch.ones(2))
+    d.fc = nn.Linear(2, 2)
+    d.weight = None
+    d.fc = None
+    d.running_mean = None
+    return {"where each name is": _places(d, "weight", "fc", "running_mean"),
+            "values": [d.weight, d.fc, d.running_mean]}
+
+
+def _before_init() -> dict:
+    def assign(value: Any) -> Callable[[], None]:
+        return lambda: setattr(_NotInitialised(), "x", value)
+
+    return {"a Parameter": attempt(assign(nn.Parameter(glasstorch.zeros(1)))),
+            "a Module": attempt(assign(nn.Linear(1, 1))),
+            "a plain tensor": attempt(assign(glasstorch.zeros(1))),
+            "an int": attempt(assign(3))}
+
+
+def _parameter_takes_over() -> dict:
+    d = _Demo()
+    d.fc = nn.Linear(2, 2)
+    d.note = "hello"
+    d.mask = nn.Buffer(glasstorch.ones(2), persistent=False)
+    for name in ("fc", "note", "mask"):
+        setattr(d, name, nn.Parameter(glasstorch.zeros(1)))
+    return {"where each name is": _places(d, "fc", "note", "mask"),
+            "what d.<name> gives": {name: type(getattr(d, name)).__name__ for name in ("fc", "note", "mask")},
+            "in _modules": list(d._modules), "non-persistent buffers": sorted(d._non_persistent_buffers_set)}
+
+
+def _module_takes_over() -> dict:
+    d = _Demo()
+    d.note = "hello"
+    d.act = "relu"
+    d.note = nn.ReLU()
+    d.running_mean = None
+    d.running_mean = nn.Tanh()
+    return {"where each name is": _places(d, "note", "running_mean", "act"),
+            "what d.<name> gives": {name: type(getattr(d, name)).__name__
+                                    for name in ("note", "running_mean", "act")},
+            "in _buffers": list(d._buffers)}
+
+
+def _persistence() -> dict:
+    m = nn.Module()
+    m.mask = nn.Buffer(glasstorch.ones(2), persistent=False)
+    m.mask = glasstorch.zeros(2)                       # a plain tensor under a buffer's name
+    m.kept = nn.Buffer(glasstorch.ones(2))
+    m.kept = nn.Buffer(glasstorch.ones(2), persistent=False)
+    m.stats = nn.Buffer(glasstorch.ones(2), persistent=False)
+    m.stats = nn.Buffer(glasstorch.ones(2))
+    return {"_buffers": list(m._buffers), "non-persistent buffers": sorted(m._non_persistent_buffers_set),
+            "state_dict keys": list(m.state_dict()), "m.mask": m.mask}
+
+
+def _setattr_cases(rng: np.random.Generator) -> list[Case]:
+    def case(name: str, scenario: Callable[[], Any], hint: str | None = None, inputs: tuple = ()) -> Case:
+        return Case(name, inputs, observe=lambda impl, *args: _installed(impl, lambda: scenario(*args)), hint=hint)
+
     return [
-        case("no hooks: model(x) is forward(x)", _observe_no_hooks, random_seed(rng),
-             rng.standard_normal((3, 4)).astype(np.float32),
-             hint="without hooks, return self.forward(*args, **kwargs)."),
-        case("pre-hooks: a tuple replaces the args, a single value is wrapped, None changes nothing",
-             _observe_pre_hooks, x2,
-             hint="a plain pre-hook is called as hook(self, args) with args a tuple; if it returns "
-                  "something, that is the new args, and a result that is not a tuple becomes the "
-                  "one-element tuple (result,). Each pre-hook receives the args the previous one left."),
-        case("forward hooks: they see the args after the pre-hooks, and may replace the output",
-             _observe_forward_hooks, x2,
-             hint="call each forward hook as hook(self, args, output) with the args forward received "
-                  "(after the pre-hooks); a result that is not None becomes the output, which the next "
-                  "hook sees and the caller gets."),
-        case("order: the dictionaries' order (prepend=True puts a hook first)", _observe_order,
-             hint="run the pre-hooks in the order of self._forward_pre_hooks and the forward hooks in "
-                  "the order of self._forward_hooks: registration already put them in order."),
-        case("keyword arguments reach forward; with_kwargs hooks see and replace them", _observe_kwargs, x2,
-             hint="pass **kwargs on to forward. A hook whose id is in self._forward_pre_hooks_with_kwargs "
-                  "is called as hook(self, args, kwargs) and may return a pair (args, kwargs); one whose "
-                  "id is in self._forward_hooks_with_kwargs as hook(self, args, kwargs, output)."),
-        case("a with_kwargs pre-hook that returns something other than an (args, kwargs) pair",
-             _observe_bad_pre_hook, x2,
-             hint="a with_kwargs pre-hook must return None or a tuple of two; otherwise raise "
-                  "RuntimeError(\"forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
-                  "but got ...\")."),
-        case("the notes' network: pre-hooks and hooks on every module, firing order", _observe_notes_order,
-             np.array([2.0], np.float32),
-             hint="the model's pre-hook fires first, then each child's pair as forward calls it, and the "
-                  "model's forward hook last, when its forward has returned."),
-        case("inside glasstorch: an MLP trains while forward hooks collect its activations",
-             _observe_mlp_training, random_seed(rng), rng.standard_normal((5, 4)).astype(np.float32),
-             rng.standard_normal((5, 3)).astype(np.float32)),
+        case("the chapter's routing: Parameter, Module, buffer name, nn.Buffer, str, plain tensor", _routing,
+             "a plain tensor under a *new* name is an ordinary attribute (step 6); only an nn.Buffer, or "
+             "a name already in _buffers, goes to register_buffer (step 5)."),
+        case("a value of the wrong kind under a registered name", _wrong_kinds,
+             "steps 2 and 4 come before steps 3 and 5: once a name is a parameter, only a Parameter or "
+             "None may be assigned to it (a Module too is a TypeError); once it is a child module, only "
+             "a Module or None; a buffer's name takes a Tensor or None."),
+        case("None under a parameter's, a module's and a buffer's name", _none_values,
+             "None is allowed under a registered name: the name stays registered, with None as its "
+             "value (that is how Linear(bias=False) says it has no bias)."),
+        case("before Module.__init__() has run", _before_init,
+             "before __init__ there are no dictionaries: read them with self.__dict__.get(\"_parameters\") "
+             "(None when missing), never self._parameters, which would raise on a plain assignment too. "
+             "Only a Parameter or a Module needs them (AttributeError)."),
+        case("a Parameter takes over a module's, a plain attribute's and a buffer's name", _parameter_takes_over,
+             "before registering, remove the name from every other place: __dict__, _buffers, _modules and "
+             "the non-persistent set. A stale entry in __dict__ is found before __getattr__ is asked, and "
+             "hides the parameter; a stale entry elsewhere makes register_parameter refuse the name "
+             "('attribute ... already exists')."),
+        case("a Module takes over a plain attribute's and a buffer's name", _module_takes_over,
+             "a Module, too, removes its name from __dict__, _parameters, _buffers and the non-persistent set."),
+        case("buffers keep or change their persistence", _persistence,
+             "an nn.Buffer brings its own `persistent` flag; a plain tensor assigned to a buffer's name "
+             "keeps the old buffer's (persistent unless the name is in _non_persistent_buffers_set). Pass "
+             "it to register_buffer(name, value, persistent)."),
+        case("inside glasstorch: build the chapter 10 classifier with your __setattr__ and train it",
+             trained_classifier_facts, inputs=classification_data(rng),
+             hint="every assignment in every layer's __init__ went through your function: compare the "
+                  "names it registered with the expected ones."),
     ]
 
 
 exercise(
-    id="09._call_impl",
-    entry="_call_impl",
-    title="Module.__call__: forward pre-hooks, forward, forward hooks",
-    cases=_call_cases,
-    reference=nn.Module._call_impl,
-    hint="three steps: run the forward pre-hooks (each may replace args, or args and kwargs), call "
-         "self.forward(*args, **kwargs), run the forward hooks (each may replace the output); return "
-         "the output.",
+    id="09.setattr",
+    entry="module_setattr",
+    title="Module.__setattr__: where self.name = value goes",
+    cases=_setattr_cases,
+    reference=nn.Module.__setattr__,
+    hint="ask the chapter's questions in order: a Parameter? a parameter's name? a Module? a module's "
+         "name? an nn.Buffer or a buffer's name? Otherwise object.__setattr__(self, name, value).",
 )
 
 
-# -- 09.register_forward_hook ---------------------------------------------------------------------
+# -- 09.register_parameter ------------------------------------------------------------------------
 
-def _observe_register_one(register: Callable, x: np.ndarray) -> dict:
-    lin, log = _fixed_linear(), []
-    handle = lin.register_forward_hook(_logger(log, "hook"))
-    inputs = glasstorch.from_numpy(x)
-    lin(inputs)
-    handle.remove()
-    lin(inputs)
-    return {"what the hook saw (it ran once)": log, "hooks left": len(lin._forward_hooks),
-            "the handle's type": type(handle).__name__}
+def _fresh() -> nn.Module:
+    m = nn.Module()
+    m.flag = True
+    m.register_buffer("running_mean", glasstorch.zeros(1))
+    m.fc = nn.Linear(1, 1)
+    return m
 
 
-def _observe_register_order(register: Callable) -> dict:
-    order: list = []
-    identity = nn.Identity()
-    handles = {}
-    for label, prepend in (("A", False), ("B", False), ("C (prepend)", True), ("D (prepend)", True), ("E", False)):
-        handles[label] = identity.register_forward_hook(
-            lambda module, args, output, label=label: order.append(label), prepend=prepend)
-    identity(glasstorch.tensor(1.0))
-    handles["D (prepend)"].remove()
-    handles["A"].remove()
-    order.append("| after removing D and A:")
-    identity(glasstorch.tensor(1.0))
-    return {"firing order": order, "hooks left": len(identity._forward_hooks)}
+def _hacked_non_leaf() -> nn.Parameter:
+    computed = glasstorch.ones(2, requires_grad=True) * 2
+    computed.__class__ = nn.Parameter  # the chapter's hack: a "Parameter" with a grad_fn
+    return computed
 
 
-def _observe_register_kwargs(register: Callable, x: np.ndarray) -> dict:
-    multiply, log = _Multiply(), []
-    multiply.register_forward_hook(_logger(log, "plain"))
-    multiply.register_forward_hook(_logger(log, "with_kwargs"), with_kwargs=True)
-    multiply.register_forward_hook(_logger(log, "plain again"), with_kwargs=False)
-    out = multiply(glasstorch.from_numpy(x), factor=3.0)
-    return {"out": out, "what the hooks saw": log}
+def _register(register_parameter: Callable, what: str) -> dict:
+    """One call of ``register_parameter`` on a fresh module; the outcome and the dictionary after."""
+    m = _NotInitialised() if what == "before Module.__init__()" else _fresh()
+    name, make = _ATTEMPTS[what]
+    param = make()
+    outcome = attempt(lambda: register_parameter(m, name, param))
+    parameters = m.__dict__.get("_parameters")
+    return {"outcome": outcome,
+            "_parameters afterwards": None if parameters is None else list(parameters),
+            "stored object is the one passed": parameters is not None and name in parameters
+            and parameters[name] is param}
 
 
-def _observe_register_always(register: Callable, x: np.ndarray) -> dict:
-    broken, log = _Broken(), []
-    broken.register_forward_hook(_logger(log, "ordinary"))
-    broken.register_forward_hook(_logger(log, "always_call"), always_call=True)
-    try:
-        broken(glasstorch.from_numpy(x))
-        log.append("no error")
-    except ValueError as error:
-        log.append(f"ValueError: {error}")
-    return {"what happened": log}
+def _zeros_parameter() -> nn.Parameter:
+    return nn.Parameter(glasstorch.zeros(1))
 
 
-def _observe_register_forgets(register: Callable) -> dict:
-    lin = _fixed_linear()
-    handles = [lin.register_forward_hook(lambda m, a, k, o: None, with_kwargs=True, always_call=True),
-               lin.register_forward_hook(lambda m, a, o: None, always_call=True, prepend=True)]
-    sizes = {"registered": [len(lin._forward_hooks), len(lin._forward_hooks_with_kwargs),
-                            len(lin._forward_hooks_always_called)]}
-    for handle in handles:
-        handle.remove()
-    sizes["after remove()"] = [len(lin._forward_hooks), len(lin._forward_hooks_with_kwargs),
-                               len(lin._forward_hooks_always_called)]
-    return sizes
+_ATTEMPTS: dict[str, tuple[Any, Callable[[], Any]]] = {
+    "a Parameter under a new name": ("w", _zeros_parameter),
+    "None, a placeholder": ("w", lambda: None),
+    "a name that is not a str": (1, _zeros_parameter),
+    "a dot in the name": ("a.b", _zeros_parameter),
+    "an empty name": ("", _zeros_parameter),
+    "the name of a plain attribute": ("flag", _zeros_parameter),
+    "the name of a method": ("forward", _zeros_parameter),
+    "the name of a buffer": ("running_mean", _zeros_parameter),
+    "the name of a submodule": ("fc", _zeros_parameter),
+    "a plain tensor": ("w", lambda: glasstorch.zeros(1)),
+    "a Module": ("w", lambda: nn.Linear(1, 1)),
+    "a bad name and a bad value": ("a.b", lambda: glasstorch.zeros(1)),
+    "a Parameter with a grad_fn": ("w", _hacked_non_leaf),
+    "before Module.__init__()": ("w", _zeros_parameter),
+}
 
 
-def _observe_register_mlp(register: Callable, seed: int, x: np.ndarray) -> dict:
-    """Record the activations of every layer, with the handles as context managers."""
-    model = _mlp(seed)
-    activations: dict = {}
-    layers = list(model.named_children())
-    first, second, third = (layer.register_forward_hook(
-        lambda m, args, output, name=name: activations.update({name: output.detach()})) for name, layer in layers)
-    with first, second, third:
-        out = model(glasstorch.from_numpy(x))
-    return {"out": out, "activations": activations,
-            "hooks left on each layer": [len(layer._forward_hooks) for _, layer in layers]}
+def _register_again(register_parameter: Callable) -> dict:
+    """Register a placeholder, then fill it; register a name twice: both allowed."""
+    m = _fresh()
+    first, second = nn.Parameter(glasstorch.zeros(1)), nn.Parameter(glasstorch.ones(1))
+    steps = {"register_parameter('w', None)": attempt(lambda: register_parameter(m, "w", None)),
+             "then register_parameter('w', Parameter)": attempt(lambda: register_parameter(m, "w", first)),
+             "then register_parameter('w', another Parameter)": attempt(lambda: register_parameter(m, "w", second))}
+    steps["m.w is the last one"] = m._parameters.get("w") is second
+    return steps
 
 
-_FLAGS_HINT = ("remove() must also delete the hook's id from the companion dictionaries: create the "
-               "handle with extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called].")
+def _register_in_package(register_parameter: Callable, x: np.ndarray, labels: np.ndarray,
+                         samples: np.ndarray) -> dict:
+    """Module.register_parameter is the learner's: Linear(bias=False), the classifier, and the
+    chapter's fixed GaussianModel, which registers its mean by hand."""
+    class Gaussian(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.register_parameter("mean", nn.Parameter(glasstorch.zeros(1)))
+            self.register_buffer("std", glasstorch.tensor([1.0]))
+
+        def forward(self, value: Any) -> Any:
+            return -glasstorch.distributions.Normal(self.mean, self.std).log_prob(value)
+
+    with replaced(nn.Module, "register_parameter", register_parameter):
+        no_bias = nn.Linear(2, 2, bias=False)
+        facts = {"Linear(bias=False)._parameters": list(no_bias._parameters), "its bias": no_bias.bias}
+        facts["classifier"] = trained_classifier_facts(x, labels)
+        model = Gaussian()
+        optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(20):
+            loss = model(glasstorch.from_numpy(samples)).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        facts["Gaussian: mean after 20 steps"] = model.mean
+    return facts
 
 
 def _register_cases(rng: np.random.Generator) -> list[Case]:
-    case = plugged_cases(nn.Module, "register_forward_hook")
-
-    x2 = rng.standard_normal(2).astype(np.float32)
-    return [
-        case("one hook: it runs on each call until its handle removes it", _observe_register_one, x2,
-             hint="store the hook as self._forward_hooks[handle.id] = hook, with handle = "
-                  "hooks.RemovableHandle(self._forward_hooks, extra_dict=[...]), and return the handle. "
-                  "Record an option only when it is True: `_call_impl` tests `hook_id in "
-                  "self._forward_hooks_with_kwargs`, whatever the value."),
-        case("order: registration order, prepend=True puts a hook first; removing prepended hooks",
-             _observe_register_order,
-             hint="for prepend=True, move the new entry to the front of the same dictionary: "
-                  "self._forward_hooks.move_to_end(handle.id, last=False). Do not build a new dictionary: "
-                  "the handles hold (weak) references to this one."),
-        case("with_kwargs=True: that hook, and only that one, receives the keyword arguments",
-             _observe_register_kwargs, x2,
-             hint="with_kwargs=True: self._forward_hooks_with_kwargs[handle.id] = True. Nothing for False."),
-        case("always_call=True: the hook runs even when forward raises", _observe_register_always, x2,
-             hint="always_call=True: self._forward_hooks_always_called[handle.id] = True."),
-        case("remove() forgets the hook and its options", _observe_register_forgets, hint=_FLAGS_HINT),
-        case("inside glasstorch: record an MLP's activations, the handles as context managers",
-             _observe_register_mlp, random_seed(rng), rng.standard_normal((3, 4)).astype(np.float32)),
-    ]
+    hints = {
+        "a name that is not a str": "check the name first: a str (TypeError), no dot (KeyError), not "
+                                    "empty (KeyError), not already an attribute (KeyError).",
+        "the name of a plain attribute": "a name that already exists (hasattr(self, name)) and is not "
+                                         "a parameter's would be shadowed: KeyError. hasattr sees plain "
+                                         "attributes, methods, buffers and submodules alike.",
+        "the name of a method": "a method is an attribute too (found on the class): hasattr(self, "
+                                "'forward') is True, so the name is taken. KeyError.",
+        "the name of a buffer": "hasattr(self, name) also finds buffers and submodules (through "
+                                "__getattr__): their names are taken too.",
+        "a Module": "only an nn.Parameter (or None) can be registered as a parameter; a Module needs "
+                    "add_module. TypeError.",
+        "a bad name and a bad value": "PyTorch checks the name before the value: a bad name is a "
+                                      "KeyError even when the value is wrong too.",
+        "a Parameter with a grad_fn": "a parameter must be a leaf: a Parameter with a grad_fn is a "
+                                      "ValueError ('Cannot assign non-leaf Tensor to parameter ...').",
+        "before Module.__init__()": "before __init__, '_parameters' is not in self.__dict__: "
+                                    "AttributeError ('cannot assign parameter before Module.__init__() call').",
+    }
+    cases = [Case(what, (what,), observe=_register, hint=hints.get(what)) for what in _ATTEMPTS]
+    cases.insert(2, Case("a placeholder filled later, and a name registered twice", (), observe=_register_again,
+                         hint="a name already in _parameters may be registered again: the hasattr check "
+                              "is for names that exist *and are not parameters*."))
+    samples = (rng.standard_normal(16) + 2.0).astype(np.float32)
+    cases.append(Case("inside glasstorch: layers, the classifier and the GaussianModel with your register_parameter",
+                      (*classification_data(rng), samples), observe=_register_in_package))
+    return cases
 
 
 exercise(
-    id="09.register_forward_hook",
-    entry="register_forward_hook",
-    title="Module.register_forward_hook: store the hook, its options and a handle",
+    id="09.register_parameter",
+    entry="register_parameter",
+    title="Module.register_parameter, with all its checks",
     cases=_register_cases,
-    reference=nn.Module.register_forward_hook,
-    hint="make a RemovableHandle for self._forward_hooks (with the two companion dictionaries as "
-         "extra_dict), store the hook under handle.id, record with_kwargs and always_call under the same "
-         "id when they are True, move it to the front for prepend=True, and return the handle.",
+    reference=nn.Module.register_parameter,
+    hint="the checks in PyTorch's order: initialised (AttributeError), name a str (TypeError), no dot "
+         "and not empty (KeyError), not an existing attribute unless already a parameter (KeyError); "
+         "then None is stored as is, a non-Parameter is a TypeError, a non-leaf a ValueError; else "
+         "store it in self._parameters[name].",
 )
 
 
-# -- 09.RemovableHandle ---------------------------------------------------------------------------
+# -- 09.getattr -----------------------------------------------------------------------------------
 
-def _observe_ids(handle_class: type) -> dict:
-    first, second = OrderedDict(), OrderedDict()
-    handles = [handle_class(first), handle_class(second), handle_class(first), handle_class(first, extra_dict=second)]
-    ids = [handle.id for handle in handles]
-    return {"each id larger than the one before": [b > a for a, b in zip(ids, ids[1:])],
-            "all different": len(set(ids)) == len(ids)}
-
-
-def _observe_remove(handle_class: type) -> dict:
-    hooks = OrderedDict()
-    handle = handle_class(hooks)
-    hooks[handle.id] = "the hook"
-    other = handle_class(hooks)
-    hooks[other.id] = "another hook"
-    observed = {"registered": list(hooks.values())}
-    handle.remove()
-    observed["after remove()"] = list(hooks.values())
-    handle.remove()
-    observed["after a second remove()"] = list(hooks.values())
-    return observed
+def _registered_things(getattr_fn: Callable) -> dict:
+    lin, bn, seq = nn.Linear(2, 3), nn.BatchNorm1d(3), nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+    no_bias = nn.Linear(2, 2, bias=False)
+    with replaced(nn.Module, "__getattr__", getattr_fn):  # built with the package's, read with yours
+        return {"lin.weight is lin._parameters['weight']":
+                    result_of(lambda: lin.weight is lin._parameters["weight"]),
+                "bn.running_mean is bn._buffers['running_mean']":
+                    result_of(lambda: bn.running_mean is bn._buffers["running_mean"]),
+                "getattr(seq, '1') is seq._modules['1']": result_of(lambda: getattr(seq, "1") is seq._modules["1"]),
+                "lin.in_features (a plain attribute)": result_of(lambda: lin.in_features),
+                "Linear(2, 2, bias=False).bias": result_of(lambda: no_bias.bias)}
 
 
-def _observe_extra(handle_class: type) -> dict:
-    hooks, flags_a, flags_b = OrderedDict(), OrderedDict(), OrderedDict()
-    one = handle_class(hooks, extra_dict=flags_a)
-    several = handle_class(hooks, extra_dict=[flags_a, flags_b])
-    for handle in (one, several):
-        hooks[handle.id] = flags_a[handle.id] = flags_b[handle.id] = True
-    one.remove()
-    sizes = {"after removing the one with extra_dict=flags_a": [len(hooks), len(flags_a), len(flags_b)]}
-    several.remove()
-    sizes["after removing the one with extra_dict=[flags_a, flags_b]"] = [len(hooks), len(flags_a), len(flags_b)]
-    return sizes
+def _missing_name(getattr_fn: Callable) -> dict:
+    lin = nn.Linear(2, 3)
+    with replaced(nn.Module, "__getattr__", getattr_fn):
+        return {"lin.wieght": result_of(lambda: lin.wieght),
+                "hasattr(lin, 'wieght')": result_of(lambda: hasattr(lin, "wieght")),
+                "getattr(lin, 'wieght', 'default')": result_of(lambda: getattr(lin, "wieght", "default"))}
 
 
-def _observe_context(handle_class: type) -> dict:
-    hooks = OrderedDict()
-    observed = {}
-    with handle_class(hooks) as handle:
-        hooks[handle.id] = "the hook"
-        observed["inside the with block"] = list(hooks.values())
-        observed["`with ... as handle` gives the handle"] = isinstance(handle, handle_class)
-    observed["after the with block"] = list(hooks.values())
-    return observed
+def _not_initialised(getattr_fn: Callable) -> dict:
+    m = _NotInitialised()
+    with replaced(nn.Module, "__getattr__", getattr_fn):
+        return {"m.weight": result_of(lambda: m.weight),
+                "hasattr(m, 'weight')": result_of(lambda: hasattr(m, "weight"))}
 
 
-def _observe_weak(handle_class: type) -> dict:
-    hooks = OrderedDict()
-    handle = handle_class(hooks)
-    hooks[handle.id] = "the hook"
-    alive = weakref.ref(hooks)
-    del hooks
-    gc.collect()
-    observed = {"the dictionary is gone once nothing else holds it": alive() is None}
-    handle.remove()  # a handle that outlives its dictionary: remove() does nothing
-    observed["remove() afterwards"] = "did nothing"
-    return observed
+def _getattr_in_package(getattr_fn: Callable, x: np.ndarray, labels: np.ndarray) -> dict:
+    with replaced(nn.Module, "__getattr__", getattr_fn):
+        return _classifier_lookups(x, labels)
 
 
-def _observe_handles_in_glasstorch(handle_class: type, x: np.ndarray) -> dict:
-    """Module and tensor hooks, registered and removed through the learner's handles."""
-    lin, order = _fixed_linear(), []
+def _classifier_lookups(x: np.ndarray, labels: np.ndarray) -> dict:
+    facts = trained_classifier_facts(x, labels)
+    glasstorch.manual_seed(0)
+    model = Classifier().eval()
+    twin = copy.deepcopy(model)  # asks the module for __deepcopy__: the answer must be AttributeError
     inputs = glasstorch.from_numpy(x)
-    a = lin.register_forward_hook(lambda m, args, output: order.append("A"))
-    lin.register_forward_hook(lambda m, args, kwargs, output: order.append("B (with_kwargs)"), with_kwargs=True)
-    a.remove()
-    lin.register_forward_hook(lambda m, args, output: order.append("C"))
-    lin(inputs)
-    with lin.register_forward_pre_hook(lambda m, args: order.append("pre-hook inside a with block")):
-        lin(inputs)
-    order.append("| after the with block:")
-    lin(inputs)
-
-    w = glasstorch.tensor([1.0, 2.0], requires_grad=True)
-    doubling = w.register_hook(lambda grad: grad * 2)
-    (w * w).sum().backward()
-    grad_with_hook = w.grad.clone()
-    doubling.remove()
-    w.grad = None
-    (w * w).sum().backward()
-    return {"module hooks fired": order, "hooks left": len(lin._forward_hooks),
-            "with_kwargs flags left": len(lin._forward_hooks_with_kwargs),
-            "w.grad with a doubling hook": grad_with_hook, "w.grad after remove()": w.grad}
+    facts["deepcopy gives the same outputs"] = bool((twin(inputs) == model(inputs)).all().item())
+    facts["get_parameter('blocks.1.fc.bias')"] = model.get_parameter("blocks.1.fc.bias")
+    facts["get_submodule('blocks.0.conv')"] = attempt(lambda: model.get_submodule("blocks.0.conv"))
+    return facts
 
 
-def _in_glasstorch(observe: Callable) -> Callable:
-    """Plug the handle class in where Module (and, lazily, tensors and Nodes) create handles."""
-    def run(handle_class: type, *inputs: Any) -> Any:
-        with replaced(module_py, "RemovableHandle", handle_class), \
-                replaced(hooks_py, "RemovableHandle", handle_class):
-            return observe(handle_class, *inputs)
-    return run
-
-
-def _handle_cases(rng: np.random.Generator) -> list[Case]:
+def _getattr_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        Case("ids: each new handle's id is larger than the last, whatever its dictionary", observe=_observe_ids,
-             hint="take ids from one counter shared by all handles (a class attribute, e.g. "
-                  "`next_id = itertools.count()` and `self.id = next(RemovableHandle.next_id)`), so an id "
-                  "is never given twice, even after a removal."),
-        Case("remove() deletes the hook; a second remove() does nothing", observe=_observe_remove,
-             hint="delete hooks_dict[self.id] only if the id is still in it."),
-        Case("extra_dict: one companion dictionary, or a list of them", observe=_observe_extra,
-             hint="extra_dict may be None, one dictionary, or a list of dictionaries: remove() deletes "
-                  "self.id from each of them too."),
-        Case("a context manager: the hook lives as long as the with block", observe=_observe_context,
-             hint="__enter__ returns the handle itself; __exit__(*exc_info) calls remove()."),
-        Case("the handle holds its dictionary weakly", observe=_observe_weak,
-             hint="keep weakref.ref(hooks_dict), not the dictionary: a handle must not keep a module's "
-                  "or a tensor's hooks alive. In remove(), the reference returns None once the "
-                  "dictionary is gone: then there is nothing to do."),
-        Case("inside glasstorch: module and tensor hooks registered and removed with your handles",
-             (rng.standard_normal(2).astype(np.float32),), observe=_in_glasstorch(_observe_handles_in_glasstorch),
-             hint="hook A was removed before C was registered: if C got A's id (or B's), it took over "
-                  "a place in the dictionary. Ids must never repeat."),
+        Case("a parameter, a buffer, a submodule and a None placeholder", observe=_registered_things,
+             hint="look in the three dictionaries, in the order _parameters, _buffers, _modules, and return "
+             "what is stored there (None included)."),
+        Case("a name that is nowhere", observe=_missing_name,
+             hint="a missing name must raise AttributeError, never return None or raise KeyError: hasattr() "
+             "and getattr(obj, name, default) catch only AttributeError."),
+        Case("a module whose __init__ forgot super().__init__()", observe=_not_initialised,
+             hint="if the dictionaries do not exist, self._parameters calls __getattr__ again, which asks "
+             "for self._parameters again ... until RecursionError. Read them from self.__dict__, and "
+             "skip a dictionary that is not there."),
+        Case("inside glasstorch: build and train the classifier, deepcopy it, get_parameter and get_submodule",
+             classification_data(rng), observe=_getattr_in_package,
+             hint="the package relies on AttributeError: register_parameter, get_submodule and "
+                  "copy.deepcopy ask hasattr() or getattr(obj, name, default) about names that may not exist."),
     ]
 
 
 exercise(
-    id="09.RemovableHandle",
-    entry="RemovableHandle",
-    title="RemovableHandle: a unique id, a weak reference, remove()",
-    cases=_handle_cases,
-    reference=hooks_py.RemovableHandle,
-    hint="__init__(hooks_dict, *, extra_dict=None): a weak reference to hooks_dict (and to each extra "
-         "dictionary), and a new id from a counter shared by all handles. remove(): delete self.id "
-         "from every dictionary still alive that holds it. __enter__ returns self, __exit__ removes.",
+    id="09.getattr",
+    entry="module_getattr",
+    title="Module.__getattr__: finding parameters, buffers and submodules",
+    cases=_getattr_cases,
+    reference=nn.Module.__getattr__,
+    hint="for each of '_parameters', '_buffers', '_modules' that is in self.__dict__: if name is in "
+         "that dictionary, return its value. Otherwise raise AttributeError(f\"'{type(self).__name__}' "
+         "object has no attribute '{name}'\").",
 )

@@ -1,547 +1,333 @@
-"""Chapter 10 exercises: ``state_dict`` (``_save_to_state_dict`` and the recursive walk that calls
-it), ``load_state_dict`` (``_load_from_state_dict`` and the driver that walks the tree and reports
-the errors), and the checkpoint recipe that resumes training exactly.
+"""Chapter 10 exercises: the walks over the module tree. ``named_modules`` (depth first, a memo set
+shared by the whole walk, dotted prefixes), ``_named_members`` (the one traversal behind
+``named_parameters`` and ``named_buffers``) and ``__repr__`` (with ``extra_repr`` and
+``_addindent``).
 
-The four methods are plugged into ``nn.Module`` for every case, so that the recursion (and
-``BatchNorm``'s own ``_load_from_state_dict``, which calls ``super()``) runs the learner's code. The
-observations are dictionaries (keys in order, then values), the error messages line by line,
-the ``_IncompatibleKeys`` returned, the model's values after loading, and the losses of a training
-run resumed from a checkpoint file.
+The learner writes each as a plain function of ``self``, and every case runs it installed on
+``nn.Module``: the recursive calls ``child.named_modules(...)`` and ``repr(child)`` then reach the
+learner's code too, and so do the package's methods built on it (``parameters()``, the optimizer,
+``ModuleList``'s repr). The last case of each exercise trains or prints chapter 10's classifier.
 """
 from __future__ import annotations
 
-import os
-import tempfile
+import warnings
 from collections import OrderedDict
 from typing import Any, Callable
 
 import numpy as np
 
 import glasstorch
-import glasstorch.nn.functional as F
 from glasstorch import nn
 
-from ..checking import Case, exercise
-from ._harness import plugged_cases, random_seed, seeded
-from .ch08 import module_names
+from ..checking import Case, exercise, replaced
+from .ch09 import Classifier, classification_data, trained_classifier_facts
 
-# -- the chapter's network and what to observe of a state dict ------------------------------------
-
-
-class Net(nn.Module):
-    """Chapter 10's example: a small feature extractor, a linear head, a non-persistent buffer.
-    (Its class name appears in load_state_dict's error messages, as in the chapter.)"""
-
-    def __init__(self, hidden: int = 4) -> None:
-        super().__init__()
-        self.features = nn.Sequential(nn.Linear(3, hidden), nn.BatchNorm1d(hidden), nn.ReLU())
-        self.fc = nn.Linear(hidden, 2)
-        self.register_buffer("mask", glasstorch.ones(hidden), persistent=False)  # __init__ rebuilds it
-
-    def forward(self, x: glasstorch.Tensor) -> glasstorch.Tensor:
-        return self.fc(self.features(x) * self.mask)
+# -- the chapter's models, by name (a case's inputs are plain data: the name) -------------------
 
 
-def _net(seed: int, hidden: int = 4) -> Net:
-    net = seeded(seed, lambda: Net(hidden))
-    with glasstorch.no_grad():  # running statistics that are not the initial zeros and ones
-        net(glasstorch.randn(8, 3))
-    return net
+def _sequential_twice() -> nn.Module:
+    layer = nn.Linear(2, 2)
+    return nn.Sequential(layer, layer)
 
 
-def _renamed(seed: int) -> Net:
-    """The chapter's "newer code": the head is called ``head`` instead of ``fc``."""
-    net = _net(seed)
-    net.head = net.fc
-    del net.fc
-    return net
+def _autoencoder() -> nn.Module:
+    shared = nn.Linear(4, 4)
+    return nn.Sequential(OrderedDict(encoder=nn.Sequential(nn.Linear(8, 4), shared),
+                                     decoder=nn.Sequential(shared, nn.Linear(4, 8))))
 
 
-class _Buffers(nn.Module):
-    """A persistent and a non-persistent buffer between two parameters."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.scale = nn.Parameter(glasstorch.full((2,), 2.0))
-        self.register_buffer("table", glasstorch.arange(3.0), persistent=False)
-        self.register_buffer("count", glasstorch.tensor(7))
-        self.shift = nn.Parameter(glasstorch.zeros(2))
+def _tied() -> nn.Module:
+    tied = nn.Sequential(nn.Linear(1, 1, bias=False), nn.Linear(1, 1, bias=False))
+    tied[1].weight = tied[0].weight  # one Parameter in two layers
+    with glasstorch.no_grad():
+        tied[0].weight.fill_(2.0)
+    return tied
 
 
-class _WithGap(nn.Module):
-    """A child slot set to ``None``, and a Linear without bias (``bias`` is ``None``)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.first = nn.Linear(2, 2, bias=False)
-        self.register_module("gap", None)
-        self.last = nn.Linear(2, 1)
+def _with_placeholder() -> nn.Module:
+    m = nn.Module()
+    m.first = nn.Linear(2, 2)
+    m.add_module("gap", None)
+    m.last = nn.Sequential(nn.ReLU(), nn.Linear(2, 1, bias=False))
+    return m
 
 
-def _shared() -> nn.Module:
-    shared = nn.Linear(2, 2)
-    return nn.Sequential(shared, nn.ReLU(), shared)
+def _contains_itself() -> nn.Module:
+    m = nn.Module()
+    m.fc = nn.Linear(2, 2)
+    m.me = m
+    return m
 
 
-def _metadata(state_dict: Any) -> Any:
-    metadata = getattr(state_dict, "_metadata", None)
-    return "no _metadata attribute" if metadata is None else {key: dict(value) for key, value in metadata.items()}
-
-
-# -- 10._save_to_state_dict -----------------------------------------------------------------------
-
-def _observe_save_linear(save: Callable, seed: int, keep_vars: bool) -> dict:
-    lin = seeded(seed, lambda: nn.Linear(3, 2))
-    destination: dict = {}
-    lin._save_to_state_dict(destination, "fc.", keep_vars)
-    observed = {"the entries": dict(destination),
-                "requires_grad of each": [value.requires_grad for value in destination.values()],
-                "each is the Parameter itself": [value is param for value, param in
-                                                 zip(destination.values(), (lin.weight, lin.bias))]}
-    if not keep_vars and "fc.weight" in destination:
-        destination["fc.weight"].fill_(5.0)  # a detached tensor: no autograd, the same memory
-        observed["the layer's weight after writing 5 into the saved one"] = lin.weight
-    return observed
-
-
-def _observe_save_module(save: Callable, seed: int, which: str, prefix: str) -> dict:
-    builders: dict[str, Callable[[], nn.Module]] = {
-        "BatchNorm1d": lambda: nn.BatchNorm1d(3), "buffers": _Buffers, "gap": _WithGap, "Net": Net,
-        "Sequential": lambda: nn.Sequential(nn.Linear(2, 2), nn.ReLU()),
-        "no running stats": lambda: nn.BatchNorm1d(2, track_running_stats=False),
-    }
-    module = seeded(seed, builders[which])
-    destination: dict = {}
-    module._save_to_state_dict(destination, prefix, False)
-    return dict(destination)
-
-
-def _observe_save_inside(save: Callable, seed: int) -> dict:
-    net = _net(seed)
-    state = net.state_dict()
-    return {"net.state_dict()": dict(state), "_metadata": _metadata(state)}
-
-
-def _save_cases(rng: np.random.Generator) -> list[Case]:
-    case = plugged_cases(nn.Module, "_save_to_state_dict")
-
-    return [
-        case("a Linear under prefix 'fc.': detached tensors over the layer's memory", _observe_save_linear,
-             random_seed(rng), False,
-             hint="store param.detach(): a new tensor without history that shares the parameter's memory "
-                  "(not a copy: clone() would break the chapter's 'state_dict is a view' rule)."),
-        case("keep_vars=True: the Parameters themselves", _observe_save_linear, random_seed(rng), True,
-             hint="with keep_vars=True, store the parameter (or buffer) itself, not param.detach()."),
-        case("a BatchNorm1d under 'features.1.': parameters first, then buffers", _observe_save_module,
-             random_seed(rng), "BatchNorm1d", "features.1.",
-             hint="each key is prefix + name; first the loop over self._parameters, then the one over "
-                  "self._buffers."),
-        case("a non-persistent buffer is left out", _observe_save_module, random_seed(rng), "buffers", "m.",
-             hint="skip the buffers whose name is in self._non_persistent_buffers_set."),
-        case("None entries are skipped: a child slot and a bias set to None", _observe_save_module,
-             random_seed(rng), "gap", "", hint="skip parameters and buffers that are None."),
-        case("None buffers: a BatchNorm without running statistics", _observe_save_module, random_seed(rng),
-             "no running stats", "bn."),
-        case("only the module's own tensors, not its children's", _observe_save_module, random_seed(rng),
-             "Sequential", "",
-             hint="_save_to_state_dict writes this module's own _parameters and _buffers only; "
-                  "state_dict() calls it again for every child, with a longer prefix."),
-        case("inside glasstorch: net.state_dict() with your _save_to_state_dict at every level",
-             _observe_save_inside, random_seed(rng)),
-    ]
-
-
-exercise(
-    id="10._save_to_state_dict",
-    entry="_save_to_state_dict",
-    title="Module._save_to_state_dict: this module's own entries, under a prefix",
-    cases=_save_cases,
-    reference=nn.Module._save_to_state_dict,
-    hint="for every parameter that is not None, destination[prefix + name] = param if keep_vars else "
-         "param.detach(); then the same for every buffer that is not None and not in "
-         "self._non_persistent_buffers_set.",
-)
-
-
-# -- 10.state_dict --------------------------------------------------------------------------------
-
-_MODELS: dict[str, Callable[[int], nn.Module]] = {
-    "the chapter's Net": _net,
-    "a Linear shared by two positions": lambda seed: seeded(seed, _shared),
-    "a child slot set to None": lambda seed: seeded(seed, _WithGap),
-    "a single BatchNorm1d": lambda seed: seeded(seed, lambda: nn.BatchNorm1d(2)),
+MODELS: dict[str, Callable[[], nn.Module]] = {
+    "the chapter's classifier": Classifier,
+    "the classifier's blocks (a ModuleList)": lambda: Classifier().blocks,
+    "Sequential(l, l): one Linear registered twice": _sequential_twice,
+    "the autoencoder: a layer shared by encoder and decoder": _autoencoder,
+    "tied weights: one Parameter in two Linear layers": _tied,
+    "a None placeholder between two children": _with_placeholder,
+    "a module that contains itself": _contains_itself,
 }
 
 
-def _observe_state_dict(state_dict: Callable, seed: int, model_name: str) -> dict:
-    model = _MODELS[model_name](seed)
-    state = model.state_dict()
-    return {"type": type(state).__name__, "entries": dict(state), "_metadata": _metadata(state)}
+def _build(model: str) -> nn.Module:
+    glasstorch.manual_seed(0)
+    return MODELS[model]()
 
 
-def _observe_keep_vars(state_dict: Callable, seed: int) -> dict:
-    net = _net(seed)
-    kept = net.state_dict(keep_vars=True)
-    detached = net.state_dict()
-    return {"keep_vars=True: the Parameter objects":
-            [kept[name] is param for name, param in net.named_parameters()],
-            "keep_vars=False: requires_grad": [value.requires_grad for value in detached.values()]}
+# -- 10.named_modules -----------------------------------------------------------------------------
+
+def _observe_walk(named_modules: Callable, model: str, options: dict) -> list:
+    """[dotted name, class name] for each module the walk yields, with the learner's method
+    installed, so that the recursive calls run it too."""
+    module = _build(model)
+    with replaced(nn.Module, "named_modules", named_modules):
+        return [[name, type(m).__name__] for name, m in module.named_modules(**options)]
 
 
-def _observe_destination(state_dict: Callable, seed: int) -> dict:
-    """A destination and a prefix passed in: a plain dict (no ``_metadata``) that already holds an
-    entry, as when several models are saved into one dictionary."""
-    net = _net(seed)
-    destination = {"epoch": glasstorch.tensor(3)}
-    returned = net.state_dict(destination=destination, prefix="model.")
-    return {"entries": dict(destination), "returned the destination itself": returned is destination}
+def _walks_in_package(named_modules: Callable, x: np.ndarray, labels: np.ndarray) -> dict:
+    with replaced(nn.Module, "named_modules", named_modules):
+        facts = {"classifier": trained_classifier_facts(x, labels)}
+        autoencoder = _build("the autoencoder: a layer shared by encoder and decoder")
+        facts["autoencoder: classes of modules()"] = [type(m).__name__ for m in autoencoder.modules()]
+        facts["autoencoder: len(list(parameters()))"] = len(list(autoencoder.parameters()))
+    return facts
 
 
-def _observe_file_round_trip(state_dict: Callable, seed: int) -> dict:
-    """Save net.state_dict() to a file, load it into a fresh Net: the values and the versions
-    come back."""
-    net, fresh = _net(seed), _net(seed + 1)
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "net.pt")
-        glasstorch.save(net.state_dict(), path)
-        loaded = glasstorch.load(path)
-    result = fresh.load_state_dict(loaded)
-    return {"loaded keys": list(loaded), "loaded _metadata": _metadata(loaded),
-            "load_state_dict returned": str(result), "the fresh model now": dict(fresh.state_dict())}
+def _named_modules_cases(rng: np.random.Generator) -> list[Case]:
+    def walk(model: str, hint: str | None = None, **options: Any) -> Case:
+        shown = ", ".join(f"{key}={value!r}" for key, value in options.items())
+        return Case(f"{model}: named_modules({shown})", (model, options), observe=_observe_walk, hint=hint)
 
-
-def _state_dict_cases(rng: np.random.Generator) -> list[Case]:
-    case = plugged_cases(nn.Module, "state_dict")
-
+    shared = ("the memo set must be created once, by the outermost call, and passed down to every "
+              "recursive call: a module already yielded anywhere in the walk is skipped, not only "
+              "one already yielded by the same parent.")
     return [
-        case("the chapter's Net: every entry, in order, and _metadata", _observe_state_dict, random_seed(rng),
-             "the chapter's Net",
-             hint="self._save_to_state_dict(destination, prefix, keep_vars) writes this module's own "
-                  "entries; then call module.state_dict(destination=destination, prefix=prefix + name + '.', "
-                  "keep_vars=keep_vars) for each child in self._modules, in order."),
-        case("a module used twice is saved under both names", _observe_state_dict, random_seed(rng),
-             "a Linear shared by two positions",
-             hint="go through self._modules.items(), not named_children() or named_parameters(): those "
-                  "skip repeats, and state_dict must not (load_state_dict asks each position for its keys)."),
-        case("a child slot set to None", _observe_state_dict, random_seed(rng), "a child slot set to None",
-             hint="skip a child that is None."),
-        case("one module without children: a BatchNorm1d (version 2)", _observe_state_dict, random_seed(rng),
-             "a single BatchNorm1d",
-             hint="when destination is None, make an OrderedDict and give it an attribute _metadata = "
-                  "OrderedDict(); each call records destination._metadata[prefix[:-1]] = "
-                  "{'version': self._version}."),
-        case("keep_vars is passed down to every module", _observe_keep_vars, random_seed(rng),
-             hint="pass keep_vars on to every child's state_dict and to _save_to_state_dict."),
-        case("a plain dict as destination, with prefix 'model.'", _observe_destination, random_seed(rng),
-             hint="write into the destination you are given and return it; record the version only "
-                  "if the destination has a _metadata attribute (a plain dict has none)."),
-        case("inside glasstorch: save to a file, load into a fresh Net", _observe_file_round_trip, random_seed(rng)),
+        walk("the chapter's classifier",
+             hint="pre-order: yield (prefix, self) first, then each child's whole walk, in the order of "
+                  "_modules; a child's prefix is prefix + '.' + name, or just name when prefix is ''."),
+        walk("the classifier's blocks (a ModuleList)", prefix="blocks"),
+        walk("Sequential(l, l): one Linear registered twice", hint=shared),
+        walk("the autoencoder: a layer shared by encoder and decoder", hint=shared),
+        walk("the autoencoder: a layer shared by encoder and decoder", remove_duplicate=False,
+             hint="with remove_duplicate=False nothing is added to the memo, so every path is followed "
+                  "and a shared module is yielded under each of its names."),
+        walk("a None placeholder between two children",
+             hint="a child registered as None is a placeholder: skip it."),
+        walk("a module that contains itself",
+             hint="the memo also guards against cycles: the module is in the memo before its children "
+                  "are walked, so reaching it again yields nothing."),
+        Case("inside glasstorch: train the classifier (parameters() walks with your named_modules)",
+             classification_data(rng), observe=_walks_in_package),
     ]
 
 
 exercise(
-    id="10.state_dict",
-    entry="state_dict",
-    title="Module.state_dict: the recursive walk with a growing prefix",
-    cases=_state_dict_cases,
-    reference=nn.Module.state_dict,
-    hint="make the OrderedDict (with _metadata) if no destination is given, record this module's "
-         "version, call self._save_to_state_dict, recurse into every child that is not None with prefix "
-         "+ name + '.', and return the destination.",
+    id="10.named_modules",
+    entry="named_modules",
+    title="named_modules: the whole tree, depth first, each module once",
+    cases=_named_modules_cases,
+    reference=nn.Module.named_modules,
+    hint="if memo is None, make a new set; if self is not in memo: add it (when remove_duplicate), "
+         "yield (prefix, self), then for each (name, child) of self._modules that is not None, yield "
+         "from child.named_modules(memo, dotted_prefix, remove_duplicate).",
 )
 
 
-# -- 10._load_from_state_dict and 10.load_state_dict: loading and what it reports ---------------
+# -- 10.named_members -----------------------------------------------------------------------------
 
-def _report(model: nn.Module, state: dict, strict: bool = True) -> dict:
-    """Load ``state`` into ``model``: what was returned (or the error, line by line), whether the
-    Parameters are still the same objects, and the model's values afterwards."""
-    params_before = list(model.parameters())
-    raised: Any = "nothing"
-    returned: Any = "nothing (it raised)"
-    try:
-        result = model.load_state_dict(state, strict=strict)
-        returned = {"type": type(result).__name__, "missing_keys": list(result.missing_keys),
-                    "unexpected_keys": list(result.unexpected_keys), "repr": str(result)}
-    except RuntimeError as error:
-        raised = [line.rstrip() for line in str(error).splitlines()]
-    return {"RuntimeError raised, line by line": raised, "returned": returned,
-            "the same Parameter objects": [a is b for a, b in zip(params_before, model.parameters())],
-            "the model's values afterwards": dict(model.state_dict())}
+def _linear_children(module: nn.Module) -> Any:
+    """The chapter's own get_members_fn: a module's children that are Linear layers."""
+    return ((name, child) for name, child in module._modules.items() if isinstance(child, nn.Linear))
 
 
-def _checkpoint(seed: int, kind: str) -> OrderedDict:
-    """A state dict written by the chapter's Net, altered in one of the chapter's ways."""
-    state = _net(seed).state_dict()
-    if kind == "with extra keys":
-        state["features.0.scale"] = glasstorch.ones(3)     # under a child: no such parameter there
-        state["classifier.weight"] = glasstorch.ones(2, 4)  # no child called classifier
-        state["temperature"] = glasstorch.tensor(2.0)       # at the root
-    elif kind == "without fc.bias":
-        del state["fc.bias"]
-    return state
+def _parameter_names(model: nn.Module, **options: Any) -> list:
+    return [[name, list(p.shape)] for name, p in model.named_parameters(**options)]
 
 
-def _observe_load(load: Callable, seed: int, target: str, kind: str, strict: bool) -> dict:
-    models: dict[str, Callable[[int], nn.Module]] = {
-        "Net": _net, "Net with the head renamed": _renamed, "Net(hidden=5)": lambda s: _net(s, hidden=5)}
-    return _report(models[target](seed + 1), _checkpoint(seed, kind), strict)
+def _observe_members(named_members: Callable, model: str, what: str, options: dict) -> list:
+    module = _build(model)
+    if what == "buffers of blocks[0].bn":
+        module = module.blocks[0].bn
+    with replaced(nn.Module, "_named_members", named_members):
+        if what == "parameters":
+            return _parameter_names(module, **options)
+        if what.startswith("buffers"):
+            return [[name, str(b.dtype)] for name, b in module.named_buffers(**options)]
+        return [[name, type(child).__name__] for name, child in module._named_members(_linear_children, **options)]
 
 
-def _observe_old_batchnorm(load: Callable, seed: int, version: int) -> dict:
-    """The chapter's old checkpoint: a BatchNorm1d state dict without num_batches_tracked."""
-    old = seeded(seed, lambda: nn.BatchNorm1d(3)).state_dict()
-    del old["num_batches_tracked"]
-    old._metadata[""]["version"] = version
-    return _report(seeded(seed + 1, lambda: nn.BatchNorm1d(3)), old)
-
-
-# -- 10._load_from_state_dict ---------------------------------------------------------------------
-
-def _observe_load_direct(load: Callable, seed: int) -> dict:
-    """Called by hand on one Linear, as load_state_dict would call it under the prefix 'fc.'."""
-    lin = seeded(seed, lambda: nn.Linear(3, 2))
-    state = {"fc.weight": glasstorch.full((2, 3), 0.5), "fc.scale": glasstorch.ones(2),
-             "fc.inner.weight": glasstorch.ones(1), "head.bias": glasstorch.zeros(2)}
-    missing: list = []
-    unexpected: list = []
-    errors: list = []
-    lin._load_from_state_dict(state, "fc.", {}, True, missing, unexpected, errors)
-    return {"missing_keys": missing, "unexpected_keys": unexpected, "error_msgs": errors,
-            "weight": lin.weight, "the state dict it was handed, keys": list(state)}
-
-
-def _load_from_cases(rng: np.random.Generator) -> list[Case]:
-    case = plugged_cases(nn.Module, "_load_from_state_dict")
-
-    unexpected_hint = ("look at every key of state_dict that starts with prefix: the rest of the key, "
-                       "split once at '.', is either one name (it must be one of this module's own "
-                       "parameters or persistent buffers) or 'child.more' (the child must be in "
-                       "self._modules); otherwise the key is unexpected.")
-    return [
-        case("called by hand on a Linear under 'fc.': one missing, two unexpected, one ignored",
-             _observe_load_direct, random_seed(rng), hint=unexpected_hint),
-        case("a matching checkpoint: every value copied into the same Parameters", _observe_load,
-             random_seed(rng), "Net", "as saved", True,
-             hint="copy each value in place with param.copy_(input_param) under torch.no_grad(): the "
-                  "Parameters must stay the same objects (an optimizer holds them). Only persistent "
-                  "buffers are expected in a checkpoint."),
-        case("strict: a renamed head gives missing and unexpected keys", _observe_load, random_seed(rng),
-             "Net with the head renamed", "as saved", True,
-             hint="a key prefix + name that is not in state_dict goes into missing_keys (when strict)."),
-        case("strict=False: the same keys, returned instead of raised", _observe_load, random_seed(rng),
-             "Net with the head renamed", "as saved", False),
-        case("a checkpoint without fc.bias", _observe_load, random_seed(rng), "Net", "without fc.bias", True),
-        case("unexpected keys under a child, under a missing child, and at the root", _observe_load,
-             random_seed(rng), "Net", "with extra keys", True, hint=unexpected_hint),
-        case("shape mismatches (hidden=5): reported, and everything else still loaded", _observe_load,
-             random_seed(rng), "Net(hidden=5)", "as saved", True,
-             hint="compare input_param.shape with param.shape before copying; on a mismatch append "
-                  "f'size mismatch for {key}: copying a param with shape {input_param.shape} from "
-                  "checkpoint, the shape in current model is {param.shape}.' to error_msgs and go on "
-                  "with the next entry (do not raise: load_state_dict reports all errors at the end)."),
-        case("an old BatchNorm checkpoint (version 1): BatchNorm's own _load_from_state_dict fills in "
-             "num_batches_tracked, then calls yours", _observe_old_batchnorm, random_seed(rng), 1),
-    ]
-
-
-exercise(
-    id="10._load_from_state_dict",
-    entry="_load_from_state_dict",
-    title="Module._load_from_state_dict: copy this module's entries, report what does not fit",
-    cases=_load_from_cases,
-    reference=nn.Module._load_from_state_dict,
-    hint="for each own parameter and persistent buffer (not None): key = prefix + name; missing -> "
-         "missing_keys; wrong shape -> a 'size mismatch for ...' line in error_msgs; else copy_ under "
-         "no_grad. Then (strict) every key under prefix that names neither an own entry nor a child goes "
-         "into unexpected_keys.",
-)
-
-
-# -- 10.load_state_dict ---------------------------------------------------------------------------
-
-def _observe_handed(load: Callable, seed: int) -> dict:
-    """Load pre-hooks on every module record what each one is handed (chapter 10, section 6)."""
-    net = _net(seed + 1)
-    names = module_names(net)
-    handed: dict = {}
-
-    def record(module: nn.Module, state: dict, prefix: str, local_metadata: dict, *rest: Any) -> None:
-        handed[names[module]] = {"prefix": prefix, "keys": sorted(state), "local_metadata": dict(local_metadata)}
-
-    for module in net.modules():
-        module.register_load_state_dict_pre_hook(record)
-    net.load_state_dict(_net(seed).state_dict())
-    return handed
-
-
-def _observe_renaming_hook(load: Callable, seed: int) -> dict:
-    """The chapter's exercise: a load pre-hook renames fc.* to head.*, on load_state_dict's copy."""
-    old_checkpoint = _net(seed).state_dict()
-    new_net = _renamed(seed + 1)
-
-    def fc_to_head(state: dict, prefix: str, *rest: Any) -> None:
-        for key in list(state):
-            if key.startswith(prefix + "fc."):
-                state[prefix + "head." + key[len(prefix + "fc."):]] = state.pop(key)
-
-    new_net._register_load_state_dict_pre_hook(fc_to_head)
-    report = _report(new_net, old_checkpoint)
-    report["the caller's dict afterwards"] = list(old_checkpoint)
-    return report
-
-
-def _observe_transfer(load: Callable, seed: int) -> dict:
-    """A pretrained backbone: into net.features strictly, and into the whole net with a prefix."""
-    backbone = seeded(seed, lambda: nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.ReLU()))
-    net = _net(seed + 1)
-    observed = {"into net.features": _report(net.features, backbone.state_dict())}
-    with_prefix = {"features." + key: value for key, value in backbone.state_dict().items()}
-    observed["into net, keys prefixed, strict=False"] = _report(_net(seed + 2), with_prefix, strict=False)
-    return observed
-
-
-def _load_cases(rng: np.random.Generator) -> list[Case]:
-    case = plugged_cases(nn.Module, "load_state_dict")
-
-    message_hint = ("collect everything first, raise once at the end: with strict=True put "
-                    "'Unexpected key(s) in state_dict: \"a\", \"b\". ' and then 'Missing key(s) in "
-                    "state_dict: ... ' at the front of error_msgs (insert(0, ...), so Missing comes first); "
-                    "if error_msgs is not empty, raise RuntimeError('Error(s) in loading state_dict for "
-                    "Net:\\n\\t' + '\\n\\t'.join(error_msgs)), with the class name from "
-                    "self.__class__.__name__.")
-    return [
-        case("a matching checkpoint: _IncompatibleKeys with two empty lists", _observe_load, random_seed(rng),
-             "Net", "as saved", True,
-             hint="return _IncompatibleKeys(missing_keys, unexpected_keys): its repr is "
-                  "<All keys matched successfully> when both lists are empty."),
-        case("strict=True: one RuntimeError lists the missing and the unexpected keys", _observe_load,
-             random_seed(rng), "Net with the head renamed", "as saved", True, hint=message_hint),
-        case("strict=False: the lists are returned", _observe_load, random_seed(rng), "Net with the head renamed",
-             "as saved", False,
-             hint="with strict=False, missing and unexpected keys are not errors: return them."),
-        case("strict=True with extra keys at three levels", _observe_load, random_seed(rng), "Net",
-             "with extra keys", True, hint=message_hint),
-        case("a size mismatch is an error even with strict=False", _observe_load, random_seed(rng), "Net(hidden=5)",
-             "as saved", False,
-             hint="strict only decides about missing and unexpected keys; the other error_msgs (size "
-                  "mismatches) always raise."),
-        case("each module is handed its own subtree's entries and its own version", _observe_handed,
-             random_seed(rng),
-             hint="for each child, recurse with prefix + name + '.' and only the entries whose key starts "
-                  "with that prefix; hand each module its own entry of _metadata (metadata.get(prefix[:-1], "
-                  "{})) as local_metadata."),
-        case("a load pre-hook renames keys: your caller's dictionary is not changed", _observe_renaming_hook,
-             random_seed(rng),
-             hint="work on a copy, OrderedDict(state_dict), and give the copy the original's _metadata: "
-                  "pre-hooks may edit what they are handed, the caller's dictionary must stay as it was."),
-        case("_metadata decides: a version-2 BatchNorm checkpoint without num_batches_tracked",
-             _observe_old_batchnorm, random_seed(rng), 2,
-             hint="read metadata = getattr(state_dict, '_metadata', None) and hand every module its entry: "
-                  "without its version, BatchNorm takes the checkpoint for an old one (version 1) and "
-                  "forgives the missing key."),
-        case("the same checkpoint as version 1 loads", _observe_old_batchnorm, random_seed(rng), 1),
-        case("inside glasstorch: a pretrained backbone into net.features, and into net with a prefix",
-             _observe_transfer, random_seed(rng)),
-    ]
-
-
-exercise(
-    id="10.load_state_dict",
-    entry="load_state_dict",
-    title="Module.load_state_dict: walk the tree, collect the problems, raise once",
-    cases=_load_cases,
-    reference=nn.Module.load_state_dict,
-    hint="copy the dict (keep its _metadata), walk the tree calling module._load_from_state_dict(local "
-         "entries, prefix, local metadata, True, missing_keys, unexpected_keys, error_msgs), then add the "
-         "Missing/Unexpected lines when strict, raise one RuntimeError if there is any error, and return "
-         "_IncompatibleKeys(missing_keys, unexpected_keys).",
-)
-
-
-# -- 10.resume: the checkpoint recipe -------------------------------------------------------------
-
-class _TheModelClass(nn.Module):
-    """The chapter's regression network, optionally with a BatchNorm (whose buffers are state too)."""
-
-    def __init__(self, batchnorm: bool = False) -> None:
-        super().__init__()
-        self.hidden = nn.Linear(1, 8)
-        self.norm = nn.BatchNorm1d(8) if batchnorm else nn.Identity()
-        self.out = nn.Linear(8, 1)
-
-    def forward(self, x: glasstorch.Tensor) -> glasstorch.Tensor:
-        return self.out(glasstorch.tanh(self.norm(self.hidden(x))))
-
-
-def _make(kind: str, seed: int) -> tuple:
-    model = seeded(seed, lambda: _TheModelClass(batchnorm=kind == "SGD, with BatchNorm"))
-    if kind == "Adam":
-        return model, glasstorch.optim.Adam(model.parameters(), lr=0.02)
-    return model, glasstorch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-
-
-def _train_one_epoch(model: nn.Module, optimizer: Any, x: glasstorch.Tensor, y: glasstorch.Tensor) -> float:
-    """Four mini-batches, always in the same order; the last mini-batch's loss."""
-    model.train()
-    for start in range(0, 32, 8):
-        optimizer.zero_grad()
-        loss = F.mse_loss(model(x[start:start + 8]), y[start:start + 8])
-        loss.backward()
+def _members_in_package(named_members: Callable, x: np.ndarray, labels: np.ndarray) -> dict:
+    """The tied model's SGD step and the classifier's training, with the learner's traversal."""
+    with replaced(nn.Module, "_named_members", named_members):
+        facts = {"classifier": trained_classifier_facts(x, labels)}
+        tied = _build("tied weights: one Parameter in two Linear layers")
+        tied(glasstorch.tensor([1.0])).backward()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            optimizer = glasstorch.optim.SGD(tied.parameters(), lr=0.1)
         optimizer.step()
-    return loss.item()
+        facts["tied: warnings from SGD(tied.parameters())"] = [str(w.message)[:60] for w in caught]
+        facts["tied: weight after one SGD step (2 - 0.1 * 4)"] = tied[0].weight
+    return facts
 
 
-def resume_reference(path: str, model: nn.Module, optimizer: Any) -> int:
-    """The chapter's recipe (seed 003): load both state dicts, return the next epoch."""
-    checkpoint = glasstorch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"])
-    optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
-    model.train()
-    return checkpoint["epoch"] + 1
+def _named_members_cases(rng: np.random.Generator) -> list[Case]:
+    def members(model: str, what: str, hint: str | None = None, **options: Any) -> Case:
+        shown = ", ".join(f"{key}={value!r}" for key, value in options.items())
+        call = {"parameters": f"named_parameters({shown})", "buffers": f"named_buffers({shown})",
+                "buffers of blocks[0].bn": f"blocks[0].bn.named_buffers({shown})",
+                "Linear children": f"_named_members(linear_children{', ' + shown if shown else ''})"}[what]
+        name = f"{model}: {call}"
+        return Case(name, (model, what, options), observe=_observe_members, hint=hint)
 
-
-def _observe_resume(resume: Callable, kind: str, seed: int, stop: int, x: np.ndarray, y: np.ndarray) -> dict:
-    """Train ``stop`` epochs, save the chapter's checkpoint, resume with fresh objects up to epoch 6."""
-    epochs = 6
-    inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(y)
-    model, optimizer = _make(kind, seed)
-    for epoch in range(stop):
-        loss = _train_one_epoch(model, optimizer, inputs, targets)
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "checkpoint.pt")
-        glasstorch.save({"epoch": epoch, "model_state_dict": model.state_dict(),
-                         "optimizer_state_dict": optimizer.state_dict(), "loss": loss}, path)
-        del model, optimizer                                   # the program stops here
-        model, optimizer = _make(kind, seed + 1)               # a new program: other initial weights
-        start = resume(path, model, optimizer)
-    if not isinstance(start, int) or not 0 <= start <= epochs:
-        return {"resume returned": repr(start)}
-    losses = [_train_one_epoch(model, optimizer, inputs, targets) for _ in range(start, epochs)]
-    return {"resume returned (the next epoch)": start, "the losses of the resumed epochs": losses}
-
-
-def _resume_cases(rng: np.random.Generator) -> list[Case]:
-    def data() -> tuple:
-        x = rng.uniform(-2, 2, size=(32, 1)).astype(np.float32)
-        return x, (np.sin(2 * x) + 0.1 * rng.standard_normal((32, 1))).astype(np.float32)
-
+    classifier, tied = "the chapter's classifier", "tied weights: one Parameter in two Linear layers"
+    autoencoder = "the autoencoder: a layer shared by encoder and decoder"
     return [
-        Case("SGD with momentum, stopped after 3 of 6 epochs", ("SGD", random_seed(rng), 3, *data())),
-        Case("Adam, stopped after 2 of 6 epochs", ("Adam", random_seed(rng), 2, *data())),
-        Case("SGD, a model with BatchNorm (running statistics are state too), stopped after 4",
-             ("SGD, with BatchNorm", random_seed(rng), 4, *data())),
+        members(classifier, "parameters",
+                hint="visit the modules of self.named_modules(prefix=prefix) in order; for each, the pairs "
+                     "of get_members_fn(module), named module_prefix + '.' + k (or just k at the root)."),
+        members(classifier, "buffers"),
+        members(classifier, "parameters", prefix="model"),
+        members(classifier, "parameters", recurse=False,
+                hint="with recurse=False only the module itself is visited: the one pair (prefix, self)."),
+        members(classifier, "buffers of blocks[0].bn", prefix="blocks.0.bn", recurse=False),
+        members("a None placeholder between two children", "parameters",
+                hint="skip members that are None (Linear(bias=False) registers its bias as None)."),
+        members(tied, "parameters",
+                hint="two distinct modules can hold the *same* Parameter: keep a memo of the members "
+                     "already yielded (a set of its own, made fresh in each call), and skip them."),
+        members(tied, "parameters", remove_duplicate=False,
+                hint="with remove_duplicate=False, add nothing to the memo: every name is yielded."),
+        members(autoencoder, "parameters", remove_duplicate=False,
+                hint="pass remove_duplicate on to named_modules too: with False, the shared module is "
+                     "visited under each of its names."),
+        members(classifier, "Linear children",
+                hint="get_members_fn can return anything with names: here a module's Linear children. "
+                     "The order follows the modules visited, then the pairs within each."),
+        Case("inside glasstorch: the tied model's SGD step and the classifier's training",
+             classification_data(rng), observe=_members_in_package,
+             hint="the optimizer gets its list from parameters(): a Parameter listed twice is stepped "
+                  "twice (and SGD warns about it)."),
     ]
 
 
 exercise(
-    id="10.resume",
-    entry="resume",
-    title="Resume training from a checkpoint, exactly",
-    cases=_resume_cases,
-    reference=resume_reference,
-    observe=_observe_resume,
-    hint="restore both: the model's state_dict (copied into its Parameters, so the optimizer you were "
-         "given still holds them: no assign=True) and the optimizer's (momentum buffers, Adam's averages and "
-         "step counts). Return checkpoint['epoch'] + 1: the saved epoch is the last one completed.",
+    id="10.named_members",
+    entry="named_members",
+    title="_named_members: one traversal for parameters and buffers",
+    cases=_named_members_cases,
+    reference=nn.Module._named_members,
+    hint="memo = set(); modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) "
+         "if recurse else [(prefix, self)]; for each module, for each (k, v) of get_members_fn(module): "
+         "skip None and members in memo, add v to memo when remove_duplicate, yield the dotted name and v.",
+)
+
+
+# -- 10.module_repr -------------------------------------------------------------------------------
+
+class Scale(nn.Module):
+    """The chapter's module with a setting and an extra_repr."""
+
+    def __init__(self, factor: float) -> None:
+        super().__init__()
+        self.factor = factor
+
+    def extra_repr(self) -> str:
+        return f"factor={self.factor}"
+
+
+class Residual(nn.Module):
+    """The chapter's module with a setting *and* a child."""
+
+    def __init__(self, block: nn.Module, scale: float = 1.0) -> None:
+        super().__init__()
+        self.block = block
+        self.scale = scale
+
+    def extra_repr(self) -> str:
+        return f"scale={self.scale}"
+
+
+class TwoLines(nn.Module):
+    def extra_repr(self) -> str:
+        return "first setting\nsecond setting"
+
+
+class WithBlankLine(nn.Module):
+    def extra_repr(self) -> str:
+        return "before a blank line\n\nafter it"
+
+
+class FastLinear(nn.Linear):
+    """The chapter's module that prints under another name."""
+
+    def _get_name(self) -> str:
+        return "FastLinear(fused)"
+
+
+PRINTED: dict[str, Callable[[], nn.Module]] = {
+    "nn.Module(): nothing to show": nn.Module,
+    "Linear: one line of extra_repr": lambda: nn.Linear(2, 3),
+    "Sequential(Linear, ReLU): two children": lambda: nn.Sequential(nn.Linear(2, 2), nn.ReLU()),
+    "Residual: an extra_repr and a child, nested": lambda: nn.Sequential(
+        Scale(0.5), Residual(nn.Sequential(nn.Linear(2, 2), Scale(2.0)), scale=0.1)),
+    "TwoLines: an extra_repr of two lines": TwoLines,
+    "TwoLines as a child": lambda: nn.Sequential(TwoLines(), nn.ReLU()),
+    "a blank line in a child's extra_repr": lambda: nn.Sequential(WithBlankLine()),
+    "FastLinear: _get_name overridden": lambda: nn.Sequential(FastLinear(2, 3)),
+    "a None placeholder child": _with_placeholder,
+}
+
+
+def _observe_repr(module_repr: Callable, model: str) -> list:
+    """The lines of ``repr(model)`` with the learner's ``__repr__`` installed."""
+    glasstorch.manual_seed(0)
+    module = PRINTED[model]()
+    with replaced(nn.Module, "__repr__", module_repr):
+        return repr(module).split("\n")
+
+
+def _repr_in_package(module_repr: Callable) -> dict:
+    glasstorch.manual_seed(0)
+    model = Classifier()
+    with replaced(nn.Module, "__repr__", module_repr):
+        return {"str(model) (ModuleList folds its blocks with your repr)": str(model).split("\n"),
+                "repr of a ModuleList of 3 Linear and a ReLU": repr(nn.ModuleList(
+                    [nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU()])).split("\n")}
+
+
+def _repr_cases(rng: np.random.Generator) -> list[Case]:
+    hints = {
+        "Linear: one line of extra_repr": "one extra_repr line and no children: everything on one line, "
+                                          "Linear(in_features=2, ...).",
+        "Sequential(Linear, ReLU): two children": "each child gives a line '(key): ' + its repr; the lines "
+                                                  "go between 'Name(' and ')', each after a newline and two spaces.",
+        "Residual: an extra_repr and a child, nested": "extra_repr lines first, then the children. A child's "
+                                                       "repr of several lines goes through _addindent(s, 2): "
+                                                       "every line but the first gets two more spaces.",
+        "TwoLines: an extra_repr of two lines": "split extra_repr() on '\\n': each line is an item of its own. "
+                                                "Only a single extra line with no children stays inline.",
+        "a blank line in a child's extra_repr": "_addindent leaves blank lines empty: a line whose strip() "
+                                                "is '' becomes '' (no trailing spaces).",
+        "FastLinear: _get_name overridden": "the name at the front is self._get_name(), which a subclass may "
+                                            "override; not type(self).__name__.",
+        "a None placeholder child": "every entry of _modules is printed, a None too: '(gap): None'.",
+    }
+    return [Case(model, (model,), observe=_observe_repr, hint=hints.get(model)) for model in PRINTED] + [
+        Case("inside glasstorch: print the chapter's classifier and a ModuleList", (), observe=_repr_in_package,
+             hint="ModuleList has its own __repr__, which calls repr() on each item (yours) and folds "
+                  "runs of equal strings: your strings must be exact for the runs to match."),
+    ]
+
+
+exercise(
+    id="10.module_repr",
+    entry="module_repr",
+    title="Module.__repr__: the tree as indented text",
+    cases=_repr_cases,
+    reference=nn.Module.__repr__,
+    hint="extra_lines = extra_repr().split('\\n') if non-empty; child_lines = ['(' + key + '): ' + "
+         "_addindent(repr(module), 2)]; with one extra line and no children: Name(extra); with any "
+         "lines: 'Name(' + '\\n  ' + '\\n  '.join(lines) + '\\n' + ')'; with none: 'Name()'.",
 )

@@ -1,324 +1,472 @@
-"""Chapter 12 exercises: the update rules inside ``optimizer.step()`` and a scheduler's rule.
+"""Chapter 12 exercises: ``Module._call_impl`` (what ``model(x)`` runs), ``register_forward_hook``
+and the ``RemovableHandle`` that every ``register_*`` method returns.
 
-* ``12.sgd_step``: ``_single_tensor_sgd``, with momentum, dampening, Nesterov, weight decay and
-  maximize, exactly as PyTorch's (the first step's buffer is a copy of the gradient);
-* ``12.adam_step``: ``_single_tensor_adam``, with bias correction, L2 or decoupled (AdamW) weight
-  decay, AMSGrad and maximize;
-* ``12.cosine_get_lr``: ``CosineAnnealingLR.get_lr`` in its chainable (recursive) form.
-
-The update rules are checked step by step on plain tensors, then plugged into
-``torch.optim.SGD`` / ``Adam`` (which call the module-level function) and compared over 20 steps
-of training. The scheduler's rule is a method: every case runs it inside a real scheduler.
+Every case that builds a model plugs the learner's piece into the package first: ``_call_impl``
+as ``nn.Module.__call__`` (so that the layers a model calls inside its ``forward`` run it too),
+``register_forward_hook`` as the method of ``nn.Module``, and the handle class where glasstorch's
+module and tensor hooks create their handles. The observations are what the hooks saw and in which
+order they fired, what the calls returned, and which hooks are left after ``remove()``.
 """
 from __future__ import annotations
 
+import gc
+import importlib
+import weakref
+from collections import OrderedDict
 from typing import Any, Callable
 
 import numpy as np
 
 import glasstorch
-import glasstorch.optim.adam as adam_module
-import glasstorch.optim.sgd as sgd_module
 from glasstorch import nn
-from glasstorch._tensor import Tensor
-from glasstorch.optim.lr_scheduler import CosineAnnealingLR
+from glasstorch.utils import hooks as hooks_py
 
 from ..checking import Case, exercise, replaced
-from ._harness import fit, tensors
+from ._harness import plugged_cases, random_seed, seeded
+from .ch11 import module_names
 
-# the package's own update rules, kept before any replacement
-_SGD_RULE = sgd_module._single_tensor_sgd
-_ADAM_RULE = adam_module._single_tensor_adam
-
-
-# -- shared by both update rules ------------------------------------------------------------------
-
-def _snapshot(tensors: list) -> list:
-    """Copies of the values now (None stays None): later in-place updates must not change them."""
-    return [None if t is None else t.detach().numpy().copy() for t in tensors]
+module_py = importlib.import_module("glasstorch.nn.modules.module")  # where Module makes its handles
 
 
-def _shares_memory(a: Tensor | None, b: Tensor) -> bool:
-    return a is not None and np.shares_memory(a.numpy(), b.numpy())
+# -- the chapter's small modules --------------------------------------------------------------------
+
+def _fixed_linear() -> nn.Linear:
+    """The chapter's layer with fixed weights: y = x0 + 10 * x1."""
+    lin = nn.Linear(2, 1, bias=False)
+    with glasstorch.no_grad():
+        lin.weight.copy_(glasstorch.tensor([[1.0, 10.0]]))
+    return lin
 
 
-def _regression_data(rng: np.random.Generator) -> tuple:
-    x = rng.standard_normal((16, 3)).astype(np.float32)
-    y = (np.sin(x[:, :1]) + 0.5 * x[:, 1:2] - x[:, 2:] ** 2).astype(np.float32)
-    return x, y
+class _Multiply(nn.Module):
+    """A forward with a keyword-only argument (chapter 12, section 5)."""
+
+    def forward(self, x: glasstorch.Tensor, *, factor: float = 1.0) -> glasstorch.Tensor:
+        return x * factor
 
 
-def _small_mlp() -> nn.Module:
-    return nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 1))
+class _Broken(nn.Module):
+    def forward(self, x: glasstorch.Tensor) -> glasstorch.Tensor:
+        raise ValueError("forward failed")
 
 
-def _train_with_rule(module: Any, name: str, impl: Callable[..., None], optimizer: str, groups: list,
-                     x: np.ndarray, y: np.ndarray, set_to_none: bool = True) -> dict:
-    """20 steps of ``optimizer`` (``'SGD'`` or ``'Adam'``) with ``impl`` as the module's update rule.
-    ``groups``: the options of each param group, the first for the first Linear layer, the second
-    (if any) for the rest."""
-    def make_optimizer(model: nn.Module) -> Any:
-        params = list(model.parameters())
-        split = [params[:2], params[2:]] if len(groups) == 2 else [params]
-        return getattr(glasstorch.optim, optimizer)([{"params": p, **options} for p, options in zip(split, groups)])
+class _NotesNet(nn.Module):
+    """The source notes' network: fc1 = Linear(1, 2), fc2 = Linear(2, 1), no biases, weights 2."""
 
-    with replaced(module, name, impl):
-        model, opt, losses = fit(_small_mlp, x, y, steps=20, make_optimizer=make_optimizer, set_to_none=set_to_none)
-        return {"losses": losses, "parameters after 20 steps": model.state_dict(),
-                "optimizer.state_dict()['state']": opt.state_dict()["state"]}
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = nn.Linear(1, 2, bias=False)
+        self.fc2 = nn.Linear(2, 1, bias=False)
+        self.fc1.weight = nn.Parameter(glasstorch.tensor([[2.0], [2.0]]))
+        self.fc2.weight = nn.Parameter(glasstorch.tensor([2.0, 2.0]))
+
+    def forward(self, x: glasstorch.Tensor) -> glasstorch.Tensor:
+        return self.fc2(self.fc1(x))
 
 
-def _training_case(module: Any, name: str, title: str, optimizer: str, groups: list, rng: np.random.Generator,
-                   set_to_none: bool = True, hint: str | None = None) -> Case:
-    x, y = _regression_data(rng)
-    return Case(title, (optimizer, groups, x, y, set_to_none),
-                observe=lambda impl, o, g, xx, yy, s: _train_with_rule(module, name, impl, o, g, xx, yy, s),
-                hint=hint)
+def _mlp(seed: int) -> nn.Module:
+    return seeded(seed, lambda: nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3)))
 
 
-# -- 12.sgd_step ----------------------------------------------------------------------------------
+def _logger(log: list, label: str, result: Any = None) -> Callable[..., Any]:
+    """A hook of any kind that appends ``label`` and what it received (after the module) to ``log``,
+    and returns ``result``."""
+    def hook(module: nn.Module, *received: Any) -> Any:
+        log.append([label, *received])
+        return result
+    return hook
 
-def _observe_sgd(impl: Callable[..., None], params: list, grads_per_step: list, options: dict) -> dict:
-    """Run ``impl`` for several steps as ``SGD.step`` does: the same buffer list every step,
-    under no_grad. Observe the parameters after each step and the buffers at the end."""
-    params = [glasstorch.from_numpy(p).requires_grad_() for p in params]
-    buffers: list = [None] * len(params)
-    observed: dict = {}
-    for step, grads in enumerate(grads_per_step, start=1):
-        grads = tensors(grads)
-        with glasstorch.no_grad():
-            impl(params, grads, buffers, **options)
-        observed[f"params after step {step}"] = _snapshot(params)
-        observed[f"grads after step {step} (unchanged)"] = _snapshot(grads)
-        if step == 1 and options["momentum"] != 0:
-            observed["after step 1, a momentum buffer shares memory with its gradient"] = [
-                _shares_memory(b, g) for b, g in zip(buffers, grads)]
-    observed["momentum_buffer_list at the end"] = _snapshot(buffers)
+
+# -- 12._call_impl --------------------------------------------------------------------------------
+
+def _observe_no_hooks(call: Callable, seed: int, x: np.ndarray) -> Any:
+    return _mlp(seed)(glasstorch.from_numpy(x))
+
+
+def _observe_pre_hooks(call: Callable, x: np.ndarray) -> dict:
+    lin, inputs, log = _fixed_linear(), glasstorch.from_numpy(x), []
+    observed = {"no hook": lin(inputs)}
+    lin.register_forward_pre_hook(lambda module, args: (args[0] * 2,))        # a tuple: the new args
+    observed["doubled (a tuple returned)"] = lin(inputs)
+    lin.register_forward_pre_hook(lambda module, args: args[0] + 1)           # one value: wrapped
+    observed["then plus 1 (a single value returned)"] = lin(inputs)
+    lin.register_forward_pre_hook(_logger(log, "an observer (returns None)"))
+    observed["then an observer"] = lin(inputs)
+    observed["what the observer saw"] = log
     return observed
 
 
-def _sgd_options(lr: float = 0.1, momentum: float = 0.0, dampening: float = 0.0, weight_decay: float = 0.0,
-                 nesterov: bool = False, maximize: bool = False) -> dict:
-    # the keyword arguments SGD.step passes, in its order
-    return {"weight_decay": weight_decay, "momentum": momentum, "lr": lr, "dampening": dampening,
-            "nesterov": nesterov, "maximize": maximize}
+def _observe_forward_hooks(call: Callable, x: np.ndarray) -> dict:
+    lin, log = _fixed_linear(), []
+    lin.register_forward_pre_hook(lambda module, args: (args[0] * 2,))
+    lin.register_forward_hook(_logger(log, "show"))
+    lin.register_forward_hook(lambda module, args, output: output + 100.0)   # the new output
+    lin.register_forward_hook(_logger(log, "show again"))
+    y = lin(glasstorch.from_numpy(x))
+    return {"the caller gets": y, "its grad_fn": type(y.grad_fn).__name__, "what the hooks saw": log}
 
 
-def _sgd_case(name: str, rng: np.random.Generator, steps: int, hint: str | None = None, **options: Any) -> Case:
-    shapes = [(3,), (2, 2)]
-    params = [rng.standard_normal(s).astype(np.float32) for s in shapes]
-    grads = [[rng.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(steps)]
-    return Case(name, (params, grads, _sgd_options(**options)), hint=hint)
+def _observe_order(call: Callable) -> list:
+    order: list = []
+    identity = nn.Identity()
+    for label, prepend in (("A", False), ("B", False), ("C (prepend)", True), ("D (prepend)", True)):
+        identity.register_forward_pre_hook(lambda module, args, label=label: order.append("pre " + label),
+                                           prepend=prepend)
+        identity.register_forward_hook(lambda module, args, output, label=label: order.append("hook " + label),
+                                       prepend=prepend)
+    identity(glasstorch.tensor(1.0))
+    return order
 
 
-def _sgd_cases(rng: np.random.Generator) -> list[Case]:
-    return [
-        _sgd_case("plain SGD: p = p - lr * g", rng, 2),
-        _sgd_case("momentum 0.9, one step: the buffer starts as a copy of the gradient", rng, 1, momentum=0.9,
-                  hint="at the first step the buffer is the gradient itself, cloned (grad.clone() or "
-                       ".detach().clone()): a view or the same tensor would be changed by the next "
-                       "in-place buf.mul_(...), and so would .grad. Store it in momentum_buffer_list[i]: "
-                       "that list is how SGD.step finds it again."),
-        _sgd_case("momentum 0.9, three steps", rng, 3, momentum=0.9,
-                  hint="after the first step: buf = momentum * buf + (1 - dampening) * g, in place, on "
-                       "the buffer from the list; then p = p - lr * buf."),
-        _sgd_case("dampening 0.5: not applied at the first step", rng, 3, momentum=0.9, dampening=0.5,
-                  hint="dampening scales the gradient added to an *existing* buffer; the first step "
-                       "starts the buffer at the undamped gradient."),
-        _sgd_case("Nesterov momentum", rng, 3, momentum=0.9, nesterov=True,
-                  hint="with nesterov the step uses g + momentum * buf (the gradient, looking ahead along "
-                       "the updated buffer), not the buffer itself."),
-        _sgd_case("weight decay 0.1: added to the gradient, out of place", rng, 2, momentum=0.5, weight_decay=0.1,
-                  hint="weight decay adds weight_decay * p to the gradient, out of place "
-                       "(grad = grad.add(p, alpha=...)): p.grad itself must stay as backward left it."),
-        _sgd_case("maximize, with momentum and weight decay", rng, 3, momentum=0.9, weight_decay=0.05, maximize=True,
-                  hint="maximize negates the gradient first, before weight decay and momentum."),
-        _training_case(sgd_module, "_single_tensor_sgd",
-                       "inside glasstorch: 20 steps of SGD(momentum=0.9, nesterov=True, weight_decay=1e-3)",
-                       "SGD", [{"lr": 0.05, "momentum": 0.9, "nesterov": True, "weight_decay": 1e-3}], rng),
-        _training_case(sgd_module, "_single_tensor_sgd",
-                       "inside glasstorch: two param groups (dampening; plain SGD), zero_grad(set_to_none=False)",
-                       "SGD", [{"lr": 0.05, "momentum": 0.8, "dampening": 0.3}, {"lr": 0.02}], rng,
-                       set_to_none=False,
-                       hint="zero_grad(set_to_none=False) zeroes each .grad in place and backward then adds "
-                            "into it: a buffer that shares memory with .grad is changed too. Clone."),
-    ]
+def _observe_kwargs(call: Callable, x: np.ndarray) -> dict:
+    multiply, inputs, log = _Multiply(), glasstorch.from_numpy(x), []
+    observed = {"no hooks, factor=3.0": multiply(inputs, factor=3.0)}
+    multiply.register_forward_hook(_logger(log, "a plain hook"))
+    observed["a plain hook, factor=3.0"] = multiply(inputs, factor=3.0)
 
+    def force_factor(module: nn.Module, args: tuple, kwargs: dict) -> tuple:
+        log.append(["force_factor", args, kwargs])
+        return args, {**kwargs, "factor": 10.0}
 
-exercise(
-    id="12.sgd_step",
-    entry="single_tensor_sgd",
-    title="the SGD update: momentum, dampening, Nesterov, weight decay",
-    cases=_sgd_cases,
-    reference=_SGD_RULE,
-    observe=_observe_sgd,
-    hint="for each parameter: g = -g if maximize; g = g + weight_decay * p (out of place); with "
-         "momentum, buf = clone of g at the first step, else buf = momentum * buf + (1 - dampening) * g "
-         "in place; g = g + momentum * buf if nesterov else buf; finally p -= lr * g, in place.",
-)
-
-
-# -- 12.adam_step ---------------------------------------------------------------------------------
-
-def _adam_options(lr: float = 0.01, beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
-                  weight_decay: float = 0.0, amsgrad: bool = False, maximize: bool = False,
-                  decoupled_weight_decay: bool = False) -> dict:
-    # the keyword arguments Adam.step passes, in its order
-    return {"amsgrad": amsgrad, "beta1": beta1, "beta2": beta2, "lr": lr, "weight_decay": weight_decay,
-            "eps": eps, "maximize": maximize, "decoupled_weight_decay": decoupled_weight_decay}
-
-
-def _observe_adam(impl: Callable[..., None], params: list, grads_per_step: list, options: dict) -> dict:
-    """Run ``impl`` for several steps with the state lists ``Adam._init_group`` makes."""
-    params = [glasstorch.from_numpy(p).requires_grad_() for p in params]
-    exp_avgs = [glasstorch.zeros_like(p) for p in params]
-    exp_avg_sqs = [glasstorch.zeros_like(p) for p in params]
-    max_exp_avg_sqs = [glasstorch.zeros_like(p) for p in params] if options["amsgrad"] else []
-    steps = [glasstorch.tensor(0.0) for _ in params]
-    observed: dict = {}
-    for step, grads in enumerate(grads_per_step, start=1):
-        grads = tensors(grads)
-        with glasstorch.no_grad():
-            impl(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, **options)
-        observed[f"params after step {step}"] = _snapshot(params)
-        observed[f"grads after step {step} (unchanged)"] = _snapshot(grads)
-    observed["state_steps"] = _snapshot(steps)
-    observed["exp_avgs"] = _snapshot(exp_avgs)
-    observed["exp_avg_sqs"] = _snapshot(exp_avg_sqs)
-    observed["max_exp_avg_sqs"] = _snapshot(max_exp_avg_sqs)
+    multiply.register_forward_pre_hook(force_factor, with_kwargs=True)
+    multiply.register_forward_hook(_logger(log, "a with_kwargs hook"), with_kwargs=True)
+    observed["with_kwargs hooks, factor=2.0"] = multiply(inputs, factor=2.0)
+    observed["what the hooks saw"] = log
     return observed
 
 
-def _adam_case(name: str, rng: np.random.Generator, steps: int, hint: str | None = None, shrinking: bool = False,
-               **options: Any) -> Case:
-    shapes = [(3,), (2, 2)]
-    params = [rng.standard_normal(s).astype(np.float32) for s in shapes]
-    scales = [4.0 ** -k for k in range(steps)] if shrinking else [1.0] * steps  # for AMSGrad's maximum
-    grads = [[(scale * rng.standard_normal(s)).astype(np.float32) for s in shapes] for scale in scales]
-    return Case(name, (params, grads, _adam_options(**options)), hint=hint)
+def _observe_bad_pre_hook(call: Callable, x: np.ndarray) -> Any:
+    multiply = _Multiply()
+    multiply.register_forward_pre_hook(lambda module, args, kwargs: args, with_kwargs=True)
+    return multiply(glasstorch.from_numpy(x))
 
 
-def _adam_cases(rng: np.random.Generator) -> list[Case]:
+def _observe_notes_order(call: Callable, x: np.ndarray) -> dict:
+    model, order = _NotesNet(), []
+    names = module_names(model)
+    for module in model.modules():
+        name = names[module]
+        module.register_forward_pre_hook(lambda m, args, name=name: order.append(f"pre-hook of {name}"))
+        module.register_forward_hook(lambda m, args, output, name=name: order.append(f"hook of {name}"))
+    out = model(glasstorch.from_numpy(x))
+    return {"firing order": order, "out": out}
+
+
+def _observe_mlp_training(call: Callable, seed: int, x: np.ndarray, target: np.ndarray) -> dict:
+    """Forward hooks collect every layer's activation while an MLP trains for three steps; a
+    pre-hook on the model scales its input."""
+    model = _mlp(seed)
+    activations: dict = {}
+    for name, layer in model.named_children():
+        layer.register_forward_hook(lambda m, args, output, name=name: activations.update({name: output.detach()}))
+    model.register_forward_pre_hook(lambda m, args: (args[0] / 2,))
+    optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.1)
+    losses = []
+    for _ in range(3):
+        optimizer.zero_grad()
+        loss = (model(glasstorch.from_numpy(x)) - glasstorch.from_numpy(target)).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return {"losses": losses, "activations of the last step": activations}
+
+
+def _call_cases(rng: np.random.Generator) -> list[Case]:
+    case = plugged_cases(nn.Module, "__call__")
+
+    x2 = rng.standard_normal(2).astype(np.float32)
     return [
-        _adam_case("one step: every coordinate moves by lr", rng, 1, lr=0.1,
-                   hint="m and v start at zero, so divide by the bias corrections 1 - beta1**t and "
-                        "1 - beta2**t (t = the step count after incrementing it); then the first step is "
-                        "lr * g / |g| = ±lr. The step count is a tensor in state_steps: increment it in place."),
-        _adam_case("five steps, default betas", rng, 5, lr=0.05),
-        _adam_case("betas (0.5, 0.9) and a large eps 0.1: where eps goes", rng, 4, lr=0.05, beta1=0.5, beta2=0.9,
-                   eps=0.1,
-                   hint="PyTorch adds eps after the bias correction of the square root: "
-                        "denom = sqrt(v) / sqrt(1 - beta2**t) + eps, and p -= lr / (1 - beta1**t) * m / denom."),
-        _adam_case("weight decay 0.1: L2, through the gradient", rng, 3, lr=0.05, weight_decay=0.1,
-                   hint="Adam's weight_decay adds weight_decay * p to the gradient (out of place) before the "
-                        "moments are updated."),
-        _adam_case("decoupled weight decay 0.1 (AdamW)", rng, 3, lr=0.05, weight_decay=0.1,
-                   decoupled_weight_decay=True,
-                   hint="decoupled weight decay (AdamW) does not touch the gradient: it shrinks the "
-                        "parameter itself, p *= 1 - lr * weight_decay, before the Adam step."),
-        _adam_case("AMSGrad, with gradients that shrink", rng, 4, lr=0.05, amsgrad=True, shrinking=True,
-                   hint="with amsgrad, keep the elementwise maximum of every exp_avg_sq so far in "
-                        "max_exp_avg_sqs[i] (in place) and use it instead of exp_avg_sq in the denominator."),
-        _adam_case("maximize", rng, 3, lr=0.05, maximize=True),
-        _training_case(adam_module, "_single_tensor_adam",
-                       "inside glasstorch: 20 steps of Adam(lr=0.02, weight_decay=1e-2, amsgrad=True)",
-                       "Adam", [{"lr": 0.02, "weight_decay": 1e-2, "amsgrad": True}], rng),
-        _training_case(adam_module, "_single_tensor_adam",
-                       "inside glasstorch: 20 steps of AdamW in one group, Adam in the other",
-                       "Adam", [{"lr": 0.03, "weight_decay": 0.1, "decoupled_weight_decay": True},
-                                {"lr": 0.01, "betas": (0.8, 0.99)}], rng),
+        case("no hooks: model(x) is forward(x)", _observe_no_hooks, random_seed(rng),
+             rng.standard_normal((3, 4)).astype(np.float32),
+             hint="without hooks, return self.forward(*args, **kwargs)."),
+        case("pre-hooks: a tuple replaces the args, a single value is wrapped, None changes nothing",
+             _observe_pre_hooks, x2,
+             hint="a plain pre-hook is called as hook(self, args) with args a tuple; if it returns "
+                  "something, that is the new args, and a result that is not a tuple becomes the "
+                  "one-element tuple (result,). Each pre-hook receives the args the previous one left."),
+        case("forward hooks: they see the args after the pre-hooks, and may replace the output",
+             _observe_forward_hooks, x2,
+             hint="call each forward hook as hook(self, args, output) with the args forward received "
+                  "(after the pre-hooks); a result that is not None becomes the output, which the next "
+                  "hook sees and the caller gets."),
+        case("order: the dictionaries' order (prepend=True puts a hook first)", _observe_order,
+             hint="run the pre-hooks in the order of self._forward_pre_hooks and the forward hooks in "
+                  "the order of self._forward_hooks: registration already put them in order."),
+        case("keyword arguments reach forward; with_kwargs hooks see and replace them", _observe_kwargs, x2,
+             hint="pass **kwargs on to forward. A hook whose id is in self._forward_pre_hooks_with_kwargs "
+                  "is called as hook(self, args, kwargs) and may return a pair (args, kwargs); one whose "
+                  "id is in self._forward_hooks_with_kwargs as hook(self, args, kwargs, output)."),
+        case("a with_kwargs pre-hook that returns something other than an (args, kwargs) pair",
+             _observe_bad_pre_hook, x2,
+             hint="a with_kwargs pre-hook must return None or a tuple of two; otherwise raise "
+                  "RuntimeError(\"forward pre-hook must return None or a tuple of (new_args, new_kwargs), "
+                  "but got ...\")."),
+        case("the notes' network: pre-hooks and hooks on every module, firing order", _observe_notes_order,
+             np.array([2.0], np.float32),
+             hint="the model's pre-hook fires first, then each child's pair as forward calls it, and the "
+                  "model's forward hook last, when its forward has returned."),
+        case("inside glasstorch: an MLP trains while forward hooks collect its activations",
+             _observe_mlp_training, random_seed(rng), rng.standard_normal((5, 4)).astype(np.float32),
+             rng.standard_normal((5, 3)).astype(np.float32)),
     ]
 
 
 exercise(
-    id="12.adam_step",
-    entry="single_tensor_adam",
-    title="the Adam update: moments, bias correction, weight decay, AMSGrad",
-    cases=_adam_cases,
-    reference=_ADAM_RULE,
-    observe=_observe_adam,
-    hint="for each parameter: t += 1 (in place); g = -g if maximize; weight decay (decoupled: "
-         "p *= 1 - lr * wd; else g = g + wd * p); m = beta1 m + (1 - beta1) g and v = beta2 v + "
-         "(1 - beta2) g² in place; p -= lr / (1 - beta1**t) * m / (sqrt(v) / sqrt(1 - beta2**t) + eps).",
-    atol=1e-5,  # float32: the same formula written in another order rounds differently
+    id="12._call_impl",
+    entry="_call_impl",
+    title="Module.__call__: forward pre-hooks, forward, forward hooks",
+    cases=_call_cases,
+    reference=nn.Module._call_impl,
+    hint="three steps: run the forward pre-hooks (each may replace args, or args and kwargs), call "
+         "self.forward(*args, **kwargs), run the forward hooks (each may replace the output); return "
+         "the output.",
 )
 
 
-# -- 12.cosine_get_lr -----------------------------------------------------------------------------
+# -- 12.register_forward_hook ---------------------------------------------------------------------
 
-_COSINE_GET_LR = CosineAnnealingLR.get_lr  # the package's own, kept before any replacement
-
-
-def _observe_cosine(impl: Callable[[Any], list], lrs: tuple, T_max: int, eta_min: float, epochs: int,
-                    changes: tuple = ()) -> dict:
-    """Build a CosineAnnealingLR whose get_lr is ``impl`` and read every group's lr, epoch by
-    epoch. ``changes``: (epoch, factor) pairs, the lr changed by hand at the start of that epoch."""
-    with replaced(CosineAnnealingLR, "get_lr", impl):
-        params = [glasstorch.zeros(1, requires_grad=True) for _ in lrs]
-        optimizer = glasstorch.optim.SGD([{"params": [p], "lr": lr} for p, lr in zip(params, lrs)])
-        scheduler = CosineAnnealingLR(optimizer, T_max=T_max, eta_min=eta_min)
-        seen = []
-        for epoch in range(epochs):
-            for changed_epoch, factor in changes:
-                if epoch == changed_epoch:
-                    for group in optimizer.param_groups:
-                        group["lr"] *= factor
-            seen.append([group["lr"] for group in optimizer.param_groups])
-            optimizer.step()
-            scheduler.step()
-        return {"lr of each group, epoch by epoch": seen}
+def _observe_register_one(register: Callable, x: np.ndarray) -> dict:
+    lin, log = _fixed_linear(), []
+    handle = lin.register_forward_hook(_logger(log, "hook"))
+    inputs = glasstorch.from_numpy(x)
+    lin(inputs)
+    handle.remove()
+    lin(inputs)
+    return {"what the hook saw (it ran once)": log, "hooks left": len(lin._forward_hooks),
+            "the handle's type": type(handle).__name__}
 
 
-def _train_with_cosine(impl: Callable[[Any], list], x: np.ndarray, y: np.ndarray) -> dict:
-    """Three epochs of four batches each, per cosine step: the schedule decides the losses."""
-    with replaced(CosineAnnealingLR, "get_lr", impl):
-        glasstorch.manual_seed(0)
-        model = _small_mlp()
-        optimizer = glasstorch.optim.SGD(model.parameters(), lr=0.2, momentum=0.5)
-        scheduler = CosineAnnealingLR(optimizer, T_max=3, eta_min=0.01)
-        losses, lrs = [], []
-        for _ in range(6):
-            lrs.append(scheduler.get_last_lr())
-            for start in range(0, len(x), 4):
-                optimizer.zero_grad()
-                loss = glasstorch.nn.functional.mse_loss(model(glasstorch.from_numpy(x[start:start + 4])),
-                                                         glasstorch.from_numpy(y[start:start + 4]))
-                loss.backward()
-                optimizer.step()
-                losses.append(loss.item())
-            scheduler.step()
-        return {"lrs": lrs, "losses": losses, "parameters at the end": model.state_dict()}
+def _observe_register_order(register: Callable) -> dict:
+    order: list = []
+    identity = nn.Identity()
+    handles = {}
+    for label, prepend in (("A", False), ("B", False), ("C (prepend)", True), ("D (prepend)", True), ("E", False)):
+        handles[label] = identity.register_forward_hook(
+            lambda module, args, output, label=label: order.append(label), prepend=prepend)
+    identity(glasstorch.tensor(1.0))
+    handles["D (prepend)"].remove()
+    handles["A"].remove()
+    order.append("| after removing D and A:")
+    identity(glasstorch.tensor(1.0))
+    return {"firing order": order, "hooks left": len(identity._forward_hooks)}
 
 
-def _cosine_cases(rng: np.random.Generator) -> list[Case]:
-    lr = float(rng.choice([0.1, 0.2, 0.5]))
-    x, y = _regression_data(rng)
+def _observe_register_kwargs(register: Callable, x: np.ndarray) -> dict:
+    multiply, log = _Multiply(), []
+    multiply.register_forward_hook(_logger(log, "plain"))
+    multiply.register_forward_hook(_logger(log, "with_kwargs"), with_kwargs=True)
+    multiply.register_forward_hook(_logger(log, "plain again"), with_kwargs=False)
+    out = multiply(glasstorch.from_numpy(x), factor=3.0)
+    return {"out": out, "what the hooks saw": log}
+
+
+def _observe_register_always(register: Callable, x: np.ndarray) -> dict:
+    broken, log = _Broken(), []
+    broken.register_forward_hook(_logger(log, "ordinary"))
+    broken.register_forward_hook(_logger(log, "always_call"), always_call=True)
+    try:
+        broken(glasstorch.from_numpy(x))
+        log.append("no error")
+    except ValueError as error:
+        log.append(f"ValueError: {error}")
+    return {"what happened": log}
+
+
+def _observe_register_forgets(register: Callable) -> dict:
+    lin = _fixed_linear()
+    handles = [lin.register_forward_hook(lambda m, a, k, o: None, with_kwargs=True, always_call=True),
+               lin.register_forward_hook(lambda m, a, o: None, always_call=True, prepend=True)]
+    sizes = {"registered": [len(lin._forward_hooks), len(lin._forward_hooks_with_kwargs),
+                            len(lin._forward_hooks_always_called)]}
+    for handle in handles:
+        handle.remove()
+    sizes["after remove()"] = [len(lin._forward_hooks), len(lin._forward_hooks_with_kwargs),
+                               len(lin._forward_hooks_always_called)]
+    return sizes
+
+
+def _observe_register_mlp(register: Callable, seed: int, x: np.ndarray) -> dict:
+    """Record the activations of every layer, with the handles as context managers."""
+    model = _mlp(seed)
+    activations: dict = {}
+    layers = list(model.named_children())
+    first, second, third = (layer.register_forward_hook(
+        lambda m, args, output, name=name: activations.update({name: output.detach()})) for name, layer in layers)
+    with first, second, third:
+        out = model(glasstorch.from_numpy(x))
+    return {"out": out, "activations": activations,
+            "hooks left on each layer": [len(layer._forward_hooks) for _, layer in layers]}
+
+
+_FLAGS_HINT = ("remove() must also delete the hook's id from the companion dictionaries: create the "
+               "handle with extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called].")
+
+
+def _register_cases(rng: np.random.Generator) -> list[Case]:
+    case = plugged_cases(nn.Module, "register_forward_hook")
+
+    x2 = rng.standard_normal(2).astype(np.float32)
     return [
-        Case("T_max=10, eta_min=0: half a cosine in 10 epochs", ((lr,), 10, 0.0, 10),
-             hint="the constructor's step (self._is_initial is True) must leave the lr as it is; every "
-                  "later step multiplies the current lr's distance to eta_min by "
-                  "(1 + cos(pi * t / T_max)) / (1 + cos(pi * (t - 1) / T_max)), t = self.last_epoch."),
-        Case("eta_min=0.01, two param groups", ((lr, lr / 5), 6, 0.01, 6)),
-        Case("past T_max: the cosine climbs back up", ((lr,), 4, 0.001, 14),
-             hint="at t - 1 - T_max = 0 (mod 2 T_max) the lr sits at eta_min and the ratio is 0/0: "
-                  "there, step up directly: lr + (base_lr - eta_min) * (1 - cos(pi / T_max)) / 2."),
-        Case("chainable: the lr is halved by hand at epoch 3", ((lr, lr / 2), 8, 0.0, 8, ((3, 0.5),)),
-             hint="compute each new lr from the group's *current* lr (group['lr']), not from base_lrs: "
-                  "that is what makes the scheduler chainable, so a change made by hand (or by "
-                  "another scheduler) persists."),
-        Case("inside glasstorch: SGD with CosineAnnealingLR(T_max=3) for 6 epochs", (x, y),
-             observe=lambda impl, xx, yy: _train_with_cosine(impl, xx, yy)),
+        case("one hook: it runs on each call until its handle removes it", _observe_register_one, x2,
+             hint="store the hook as self._forward_hooks[handle.id] = hook, with handle = "
+                  "hooks.RemovableHandle(self._forward_hooks, extra_dict=[...]), and return the handle. "
+                  "Record an option only when it is True: `_call_impl` tests `hook_id in "
+                  "self._forward_hooks_with_kwargs`, whatever the value."),
+        case("order: registration order, prepend=True puts a hook first; removing prepended hooks",
+             _observe_register_order,
+             hint="for prepend=True, move the new entry to the front of the same dictionary: "
+                  "self._forward_hooks.move_to_end(handle.id, last=False). Do not build a new dictionary: "
+                  "the handles hold (weak) references to this one."),
+        case("with_kwargs=True: that hook, and only that one, receives the keyword arguments",
+             _observe_register_kwargs, x2,
+             hint="with_kwargs=True: self._forward_hooks_with_kwargs[handle.id] = True. Nothing for False."),
+        case("always_call=True: the hook runs even when forward raises", _observe_register_always, x2,
+             hint="always_call=True: self._forward_hooks_always_called[handle.id] = True."),
+        case("remove() forgets the hook and its options", _observe_register_forgets, hint=_FLAGS_HINT),
+        case("inside glasstorch: record an MLP's activations, the handles as context managers",
+             _observe_register_mlp, random_seed(rng), rng.standard_normal((3, 4)).astype(np.float32)),
     ]
 
 
 exercise(
-    id="12.cosine_get_lr",
-    entry="cosine_get_lr",
-    title="CosineAnnealingLR.get_lr, the chainable form",
-    cases=_cosine_cases,
-    reference=_COSINE_GET_LR,
-    observe=_observe_cosine,
-    hint="return one lr per param group. At the constructor's step, the current lrs; at the bottom "
-         "of the cosine, the direct step up; otherwise eta_min + (lr - eta_min) times the ratio of "
-         "two consecutive cosine factors, lr being the group's current lr.",
+    id="12.register_forward_hook",
+    entry="register_forward_hook",
+    title="Module.register_forward_hook: store the hook, its options and a handle",
+    cases=_register_cases,
+    reference=nn.Module.register_forward_hook,
+    hint="make a RemovableHandle for self._forward_hooks (with the two companion dictionaries as "
+         "extra_dict), store the hook under handle.id, record with_kwargs and always_call under the same "
+         "id when they are True, move it to the front for prepend=True, and return the handle.",
+)
+
+
+# -- 12.RemovableHandle ---------------------------------------------------------------------------
+
+def _observe_ids(handle_class: type) -> dict:
+    first, second = OrderedDict(), OrderedDict()
+    handles = [handle_class(first), handle_class(second), handle_class(first), handle_class(first, extra_dict=second)]
+    ids = [handle.id for handle in handles]
+    return {"each id larger than the one before": [b > a for a, b in zip(ids, ids[1:])],
+            "all different": len(set(ids)) == len(ids)}
+
+
+def _observe_remove(handle_class: type) -> dict:
+    hooks = OrderedDict()
+    handle = handle_class(hooks)
+    hooks[handle.id] = "the hook"
+    other = handle_class(hooks)
+    hooks[other.id] = "another hook"
+    observed = {"registered": list(hooks.values())}
+    handle.remove()
+    observed["after remove()"] = list(hooks.values())
+    handle.remove()
+    observed["after a second remove()"] = list(hooks.values())
+    return observed
+
+
+def _observe_extra(handle_class: type) -> dict:
+    hooks, flags_a, flags_b = OrderedDict(), OrderedDict(), OrderedDict()
+    one = handle_class(hooks, extra_dict=flags_a)
+    several = handle_class(hooks, extra_dict=[flags_a, flags_b])
+    for handle in (one, several):
+        hooks[handle.id] = flags_a[handle.id] = flags_b[handle.id] = True
+    one.remove()
+    sizes = {"after removing the one with extra_dict=flags_a": [len(hooks), len(flags_a), len(flags_b)]}
+    several.remove()
+    sizes["after removing the one with extra_dict=[flags_a, flags_b]"] = [len(hooks), len(flags_a), len(flags_b)]
+    return sizes
+
+
+def _observe_context(handle_class: type) -> dict:
+    hooks = OrderedDict()
+    observed = {}
+    with handle_class(hooks) as handle:
+        hooks[handle.id] = "the hook"
+        observed["inside the with block"] = list(hooks.values())
+        observed["`with ... as handle` gives the handle"] = isinstance(handle, handle_class)
+    observed["after the with block"] = list(hooks.values())
+    return observed
+
+
+def _observe_weak(handle_class: type) -> dict:
+    hooks = OrderedDict()
+    handle = handle_class(hooks)
+    hooks[handle.id] = "the hook"
+    alive = weakref.ref(hooks)
+    del hooks
+    gc.collect()
+    observed = {"the dictionary is gone once nothing else holds it": alive() is None}
+    handle.remove()  # a handle that outlives its dictionary: remove() does nothing
+    observed["remove() afterwards"] = "did nothing"
+    return observed
+
+
+def _observe_handles_in_glasstorch(handle_class: type, x: np.ndarray) -> dict:
+    """Module and tensor hooks, registered and removed through the learner's handles."""
+    lin, order = _fixed_linear(), []
+    inputs = glasstorch.from_numpy(x)
+    a = lin.register_forward_hook(lambda m, args, output: order.append("A"))
+    lin.register_forward_hook(lambda m, args, kwargs, output: order.append("B (with_kwargs)"), with_kwargs=True)
+    a.remove()
+    lin.register_forward_hook(lambda m, args, output: order.append("C"))
+    lin(inputs)
+    with lin.register_forward_pre_hook(lambda m, args: order.append("pre-hook inside a with block")):
+        lin(inputs)
+    order.append("| after the with block:")
+    lin(inputs)
+
+    w = glasstorch.tensor([1.0, 2.0], requires_grad=True)
+    doubling = w.register_hook(lambda grad: grad * 2)
+    (w * w).sum().backward()
+    grad_with_hook = w.grad.clone()
+    doubling.remove()
+    w.grad = None
+    (w * w).sum().backward()
+    return {"module hooks fired": order, "hooks left": len(lin._forward_hooks),
+            "with_kwargs flags left": len(lin._forward_hooks_with_kwargs),
+            "w.grad with a doubling hook": grad_with_hook, "w.grad after remove()": w.grad}
+
+
+def _in_glasstorch(observe: Callable) -> Callable:
+    """Plug the handle class in where Module (and, lazily, tensors and Nodes) create handles."""
+    def run(handle_class: type, *inputs: Any) -> Any:
+        with replaced(module_py, "RemovableHandle", handle_class), \
+                replaced(hooks_py, "RemovableHandle", handle_class):
+            return observe(handle_class, *inputs)
+    return run
+
+
+def _handle_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case("ids: each new handle's id is larger than the last, whatever its dictionary", observe=_observe_ids,
+             hint="take ids from one counter shared by all handles (a class attribute, e.g. "
+                  "`next_id = itertools.count()` and `self.id = next(RemovableHandle.next_id)`), so an id "
+                  "is never given twice, even after a removal."),
+        Case("remove() deletes the hook; a second remove() does nothing", observe=_observe_remove,
+             hint="delete hooks_dict[self.id] only if the id is still in it."),
+        Case("extra_dict: one companion dictionary, or a list of them", observe=_observe_extra,
+             hint="extra_dict may be None, one dictionary, or a list of dictionaries: remove() deletes "
+                  "self.id from each of them too."),
+        Case("a context manager: the hook lives as long as the with block", observe=_observe_context,
+             hint="__enter__ returns the handle itself; __exit__(*exc_info) calls remove()."),
+        Case("the handle holds its dictionary weakly", observe=_observe_weak,
+             hint="keep weakref.ref(hooks_dict), not the dictionary: a handle must not keep a module's "
+                  "or a tensor's hooks alive. In remove(), the reference returns None once the "
+                  "dictionary is gone: then there is nothing to do."),
+        Case("inside glasstorch: module and tensor hooks registered and removed with your handles",
+             (rng.standard_normal(2).astype(np.float32),), observe=_in_glasstorch(_observe_handles_in_glasstorch),
+             hint="hook A was removed before C was registered: if C got A's id (or B's), it took over "
+                  "a place in the dictionary. Ids must never repeat."),
+    ]
+
+
+exercise(
+    id="12.RemovableHandle",
+    entry="RemovableHandle",
+    title="RemovableHandle: a unique id, a weak reference, remove()",
+    cases=_handle_cases,
+    reference=hooks_py.RemovableHandle,
+    hint="__init__(hooks_dict, *, extra_dict=None): a weak reference to hooks_dict (and to each extra "
+         "dictionary), and a new id from a counter shared by all handles. remove(): delete self.id "
+         "from every dictionary still alive that holds it. __enter__ returns self, __exit__ removes.",
 )
