@@ -210,13 +210,13 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if (weights.sum(axis=1) <= 0).any():
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     rng = _generator_of(generator)
-    if replacement:
+    if replacement and num_samples > 1:
         indices = _with_replacement(weights, num_samples, rng)
-    else:
+    else:  # PyTorch's fast path for one draw too: with one draw, replacement makes no difference
         if ((weights > 0).sum(axis=1) < num_samples).any():
             raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough non-negative "
                                "category to sample)")
-        indices = _without_replacement(weights, num_samples, rng)
+        indices = _without_replacement(np.atleast_2d(data), num_samples, rng)
     result = _wrap(indices.reshape(data.shape[:-1] + (num_samples,)))
     return result if out is None else _into(out, result)
 
@@ -235,8 +235,9 @@ def _with_replacement(weights: np.ndarray, n: int, rng: Generator) -> np.ndarray
 
 def _without_replacement(weights: np.ndarray, n: int, rng: Generator) -> np.ndarray:
     """PyTorch's method: divide each weight by an Exp(1) draw and keep the ``n`` largest (the
-    exponential race: category i wins first with probability w_i / sum(w))."""
-    keys = weights / rng.exponential(1.0, weights.shape)
+    exponential race: category i wins first with probability w_i / sum(w)), in the weights' dtype
+    as PyTorch (``multinomial_out``: q = empty_like(self).exponential_(); argmax or topk of self / q)."""
+    keys = weights / rng.exponential(1.0, weights.shape).astype(weights.dtype)
     return np.argsort(-keys, axis=1, kind="stable")[:, :n].astype(np.int64)
 
 

@@ -21,7 +21,8 @@ Simplified, compared with PyTorch:
 - No ``IterableDataset`` (map-style datasets only).
 - Shuffling draws from glasstorch's generator, not PyTorch's: ``shuffle=True`` is reproducible
   under ``glasstorch.manual_seed`` or an explicit ``generator``, visits every index once per epoch
-  in a new order each epoch, but is not PyTorch's order.
+  in a new order each epoch, but is not PyTorch's order. It draws as often as PyTorch's does,
+  though: each pass first draws a base seed (PyTorch's, for its workers), then the sampler its seed.
 
 Fast path (glasstorch only). A batch from a ``TensorDataset`` normally costs ``batch_size``
 indexings, each giving a small view, and then a ``stack`` of them: Python work per sample. When the
@@ -38,7 +39,9 @@ from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 import numpy as np
 
+from ..._creation import empty
 from ..._tensor import Tensor
+from ...dtypes import int64
 from ...random import Generator
 from ._collate import default_collate, default_convert
 from .dataset import Dataset, Subset, TensorDataset
@@ -182,6 +185,11 @@ class _SingleProcessDataLoaderIter:
         self._collate_fn = loader.collate_fn
         self._index_sampler = loader._index_sampler
         self._sampler_iter = iter(self._index_sampler)
+        # PyTorch draws each pass's base seed for its workers from the loader's generator (the default
+        # one if None) before the first batch. glasstorch has no workers but draws it too, so that the
+        # random numbers drawn after a pass, and a shuffled pass's order, come from the same position
+        # of the stream as under PyTorch.
+        self._base_seed = empty((), dtype=int64).random_(generator=loader.generator).item()
         self._tensor_rows = _tensor_dataset_rows(loader)
 
     def __iter__(self) -> _SingleProcessDataLoaderIter:
