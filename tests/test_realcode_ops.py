@@ -173,3 +173,68 @@ def test_one_multinomial_draw_is_the_exponential_race_as_pytorchs(lib):
         lib.manual_seed(3)
         race = (probs / lib.empty_like(probs).exponential_()).argmax(-1, keepdim=True)
         assert drawn.tolist() == race.tolist()
+
+
+# --- batch_norm as one Node (PyTorch's native_batch_norm) ---------------------------------------------
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 2, 3)], ids=["1d", "2d_seq", "4d"])
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+@pytest.mark.parametrize("affine", [True, False], ids=["affine", "plain"])
+def test_batch_norm_as_pytorch(shape, training, affine):
+    values = _matrix(11, shape)
+    stats = np.abs(_matrix(12, (2, shape[1]))) + 0.5
+    upstream = _matrix(13, shape)
+    results = []
+    for lib in (gt, torch):
+        x = lib.tensor(values, requires_grad=True)
+        w = lib.tensor(stats[1] * 2, requires_grad=True) if affine else None
+        b = lib.tensor(stats[0] - 1, requires_grad=True) if affine else None
+        mean, var = lib.tensor(stats[0]), lib.tensor(stats[1])
+        out = lib.nn.functional.batch_norm(x, mean, var, w, b, training=training, momentum=0.3, eps=1e-3)
+        node = out.grad_fn
+        saved = [node._saved_result1.numpy(), node._saved_result2.numpy()]  # before backward frees them
+        (out * lib.tensor(upstream)).sum().backward()
+        results.append([out.detach().numpy(), x.grad.numpy(), mean.numpy(), var.numpy()] + saved
+                       + ([w.grad.numpy(), b.grad.numpy()] if affine else [])
+                       + [type(node).__name__, node._saved_training, node._saved_eps])
+    for got, want in zip(*results):
+        if isinstance(got, np.ndarray):
+            assert got.shape == want.shape
+            np.testing.assert_allclose(got, want, atol=1e-10, rtol=1e-10)
+        else:
+            assert got == want
+
+
+def test_batch_norm_module_grad_fn_and_float32_as_pytorch():
+    def run(lib):
+        lib.manual_seed(0)
+        layer = lib.nn.BatchNorm1d(4)
+        x = lib.tensor(_matrix(14, (1, 4, 4)).astype(np.float32) * 5 + 10)
+        out = layer(x)
+        return type(out.grad_fn).__name__, out.detach().numpy(), layer.running_var.numpy()
+    got, want = run(gt), run(torch)
+    assert got[0] == want[0] == "NativeBatchNormBackward0"
+    np.testing.assert_allclose(got[1], want[1], atol=1e-5)
+    np.testing.assert_allclose(got[2], want[2], rtol=1e-6)
+
+
+@pytest.mark.parametrize("training", [True, False], ids=["train", "eval"])
+def test_batch_norm_gradients_by_finite_differences(training):
+    from glasstorch.autograd import gradgradcheck
+
+    x = gt.tensor(_matrix(15, (3, 2, 4)), requires_grad=True)
+    w = gt.tensor([0.7, -1.3], dtype=gt.float64, requires_grad=True)
+    b = gt.tensor([0.1, 0.2], dtype=gt.float64, requires_grad=True)
+    mean, var = gt.tensor([0.3, -0.2], dtype=gt.float64), gt.tensor([1.5, 0.6], dtype=gt.float64)
+
+    def f(x, w, b):
+        return gt.nn.functional.batch_norm(x, mean, var, w, b, training=training, momentum=0.0)
+    assert gradcheck(f, (x, w, b))
+    assert gradgradcheck(f, (x, w, b))
+
+
+def test_batch_norm_errors_as_pytorch():
+    for lib in (gt, torch):
+        with pytest.raises(RuntimeError, match="running_mean must be defined in evaluation mode"):
+            lib.nn.functional.batch_norm(lib.ones(4, 3), None, None, training=False)
+        with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
+            lib.nn.functional.batch_norm(lib.ones(1, 3), None, None, training=True)

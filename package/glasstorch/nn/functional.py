@@ -472,21 +472,11 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
         size = input.numel() // input.shape[1]
         if size == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    dims = [0, *range(2, input.dim())]
-    shape = [1, input.shape[1]] + [1] * (input.dim() - 2)  # broadcasts a per-channel vector
-    if training or running_mean is None:
-        mean = input.mean(dims, keepdim=True)
-        var = ((input - mean) ** 2).mean(dims, keepdim=True)
-        if training and running_mean is not None:
-            _update_running_stats(input, dims, running_mean, running_var, momentum)
-    else:
-        mean, var = running_mean.reshape(shape), running_var.reshape(shape)
-    out = (input - mean) / (var + eps).sqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
+    if training and running_mean is not None:  # before the op saves them, as PyTorch's kernel
+        _update_running_stats(input, [0, *range(2, input.dim())], running_mean, running_var, momentum)
+    return _normalization.batch_norm(input, running_mean, running_var, weight, bias, training, eps)
 
 
 def layer_norm(input: Tensor, normalized_shape: Any, weight: Tensor | None = None, bias: Tensor | None = None,

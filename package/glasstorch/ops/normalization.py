@@ -1,13 +1,14 @@
-"""``layer_norm`` and ``group_norm``, each recorded as PyTorch records it: one fused kernel with one
-backward Node (``NativeLayerNormBackward0``, ``NativeGroupNormBackward0``).
+"""``batch_norm``, ``layer_norm`` and ``group_norm``, each recorded as PyTorch records it: one fused
+kernel with one backward Node (``NativeBatchNormBackward0``, ``NativeLayerNormBackward0``,
+``NativeGroupNormBackward0``).
 
-Mirrors aten/src/ATen/native/layer_norm.cpp and group_norm.cpp, and the backward formulas of
+Mirrors aten/src/ATen/native/Normalization.cpp, layer_norm.cpp and group_norm.cpp, and the backward formulas of
 tools/autograd/derivatives.yaml and FunctionsManual.cpp (``layer_norm_backward``).
 
 Each backward is written with tensor ops, so ``create_graph=True`` differentiates it again.
 Simplified: PyTorch's second-order Node has a name of its own (``NativeLayerNormBackwardBackward0``);
-here a double backward goes through the ordinary ops the backward is made of. (``batch_norm`` is
-composed of elementwise ops in ``nn/functional.py``.)
+here a double backward goes through the ordinary ops the backward is made of. (``F.batch_norm`` in
+``nn/functional.py`` checks its input and updates the running statistics, then calls ``batch_norm`` here.)
 """
 from __future__ import annotations
 
@@ -196,5 +197,82 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
         node.input_, node.weight_ = SavedTensor(input), saved_optional(weight)
         node.result1_ = _saved_statistic(mean.reshape(grouped_shape[:2]), input)
         node.result2_ = _saved_statistic((1 / std).reshape(grouped_shape[:2]), input)
+        set_history(out, node)
+    return out
+
+
+# --- batch_norm -------------------------------------------------------------------------------
+class NativeBatchNormBackward0(Node):
+    """out = x_hat * weight + bias per channel (dim 1), x_hat normalised over every other dim.
+    In training x_hat uses the batch's mean and biased variance: grad_input is the layer-norm
+    backward over (0, 2, ...) with grad_hat = grad * weight. In evaluation it uses the running
+    statistics, constants: grad_input = grad * weight * invstd. In both, grad_weight = sum of
+    grad * x_hat and grad_bias = sum of grad over the non-channel dims. Saves PyTorch's names;
+    ``result1``/``result2`` are the batch mean and 1/std in training and empty in evaluation, as in
+    PyTorch; the training backward recomputes them with tensor ops (double backward)."""
+
+    input_: SavedTensor
+    weight_: SavedTensor
+    running_mean_: SavedTensor
+    running_var_: SavedTensor
+    result1_: SavedTensor
+    result2_: SavedTensor
+    training: bool
+    eps: float
+
+    def backward(self, grad: Tensor) -> tuple:
+        input, weight = self._saved_input, self._saved_weight
+        dims = (0, *range(2, input.dim()))
+        channel_shape = (1, input.shape[1]) + (1,) * (input.dim() - 2)  # broadcasts a per-channel vector
+        if self.training:
+            x_hat, rstd = _normalize(input, dims, self.eps)
+        else:
+            rstd = ((self._saved_running_var + self.eps) ** -0.5).reshape(channel_shape)
+            x_hat = (input - self._saved_running_mean.reshape(channel_shape)) * rstd
+        grad_input = grad_weight = grad_bias = None
+        if self.needs_input_grad(0):
+            grad_hat = grad * weight.reshape(channel_shape) if weight is not None else grad
+            grad_input = _normalize_backward(grad_hat, x_hat, rstd, dims) if self.training else grad_hat * rstd
+        if self.needs_input_grad(1):
+            grad_weight = (grad * x_hat).sum(dims)
+        if self.needs_input_grad(2):
+            grad_bias = grad.sum(dims)
+        return grad_input, grad_weight, grad_bias
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None,
+               bias: Tensor | None, training: bool, eps: float) -> Tensor:
+    """Normalise each channel (dim 1) with the batch's mean and biased variance (``training``, or
+    no running statistics) or with the running ones, then scale and shift per channel. The running
+    statistics are not updated here (``F.batch_norm`` does that)."""
+    shape = input._data.shape
+    dims = (0, *range(2, len(shape)))
+    channel_shape = (1, shape[1]) + (1,) * (len(shape) - 2)  # broadcasts a per-channel vector
+    data = _work(input._data)
+    use_batch = training or running_mean is None
+    if use_batch:
+        mean = data.mean(axis=dims, keepdims=True)
+        centred = data - mean
+        invstd = 1 / np.sqrt((centred * centred).mean(axis=dims, keepdims=True) + eps)
+    else:
+        mean = running_mean._data.reshape(channel_shape).astype(data.dtype, copy=False)
+        centred = data - mean
+        invstd = 1 / np.sqrt(running_var._data.reshape(channel_shape).astype(data.dtype, copy=False) + eps)
+    values = centred * invstd
+    if weight is not None:
+        values = values * weight._data.reshape(channel_shape)
+    if bias is not None:
+        values = values + bias._data.reshape(channel_shape)
+    out = _wrap(values.astype(input._data.dtype, copy=False))
+    if compute_requires_grad(input, weight, bias):
+        node = NativeBatchNormBackward0(input, weight, bias)
+        node.input_, node.weight_ = SavedTensor(input), saved_optional(weight)
+        node.running_mean_, node.running_var_ = saved_optional(running_mean), saved_optional(running_var)
+        node.training, node.eps = use_batch, eps
+        if use_batch:
+            node.result1_ = _saved_statistic(mean.reshape(-1), input)
+            node.result2_ = _saved_statistic(invstd.reshape(-1), input)
+        else:
+            node.result1_ = node.result2_ = _saved_statistic(np.empty(0), input)
         set_history(out, node)
     return out
