@@ -6,6 +6,7 @@ takes ``dtype=``, ``device=`` and ``requires_grad=`` keywords, as in PyTorch.
 from __future__ import annotations
 
 import builtins
+import functools
 import warnings
 from typing import Any, Sequence
 
@@ -239,3 +240,29 @@ def rand_like(input: Tensor, **kwargs: Any) -> Tensor:
 
 def randn_like(input: Tensor, **kwargs: Any) -> Tensor:
     return randn(input.shape, dtype=kwargs.pop("dtype", input.dtype), **kwargs)
+
+
+def _factory_with_out(function: Any, keeps_shape: bool = False) -> Any:
+    """``function`` with PyTorch's ``out=`` keyword (``torch.rand(2, 2, out=c)``): the values are made
+    in ``out``'s dtype unless ``dtype=`` says otherwise, written into ``out``, and ``out`` returned.
+    ``keeps_shape``: as PyTorch's arange/linspace, an ``out`` with as many elements keeps its shape."""
+    @functools.wraps(function)
+    def wrapper(*args: Any, out: Tensor | None = None, **kwargs: Any) -> Tensor:
+        if out is None:
+            return function(*args, **kwargs)
+        from .ops._arguments import write_out
+
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{function.__name__}(): argument 'out' must be Tensor, not {type(out).__name__}")
+        kwargs.setdefault("dtype", out.dtype)
+        result = function(*args, **kwargs)
+        if keeps_shape and result._data.size == out._data.size:
+            result = result.reshape(out.shape)
+        return write_out(out, result)
+
+    return wrapper
+
+
+zeros, ones, empty, full, eye = (_factory_with_out(f) for f in (zeros, ones, empty, full, eye))
+arange, linspace = _factory_with_out(arange, keeps_shape=True), _factory_with_out(linspace, keeps_shape=True)
+rand, randn, randint, randperm = (_factory_with_out(f) for f in (rand, randn, randint, randperm))

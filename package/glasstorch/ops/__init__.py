@@ -3,6 +3,7 @@
 ``_methods.py`` binds them to ``Tensor`` as methods and operators (``x.sum()``, ``x + y``).
 """
 import types as _types
+import typing as _typing
 
 from .arithmetic import add, div, mul, neg, pow, reciprocal, rsub, sub
 from .comparison import (allclose, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, eq, equal, ge, gt,
@@ -21,7 +22,7 @@ from .linalg import baddbmm, bmm, cross, ger, outer
 from .pointwise import (acos, acosh, arctan2, asin, asinh, atan, atan2, atanh, ceil, cosh, expm1, fix, floor, frac,
                         log1p, log2, log10, round, rsqrt, sinh, square, tan, trunc)
 from .random_ops import bernoulli, multinomial, normal
-from .reduction import cumprod, cumsum, logsumexp, norm, prod, std
+from .reduction import cumprod, cumsum, logsumexp, norm, prod, std, std_mean, var_mean
 from .scatter_gather import gather, index_add, index_select, scatter, scatter_add, take_along_dim
 from .shape import (chunk, flip, fliplr, flipud, meshgrid, moveaxis, movedim, narrow, repeat_interleave, roll, split,
                     swapaxes, swapdims, tile, tril, triu, unbind)
@@ -61,6 +62,24 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
 for _name, _value in list(globals().items()):
     if callable(_value) and not _name.startswith("_") and not isinstance(_value, type) and _takes_dim(_value):
         globals()[_name] = _numpy_aliases(_value)
+
+
+
+def _namespace_inplace(name: str) -> _typing.Callable:
+    """``torch.sin_(x)``: PyTorch's namespace has the in-place twins of many ops; each is ``x.sin_()``."""
+    def twin(input: "Tensor", *args: _typing.Any, **kwargs: _typing.Any) -> "Tensor":
+        return getattr(input, name)(*args, **kwargs)
+
+    twin.__name__ = twin.__qualname__ = name
+    twin.__doc__ = f"``input.{name}(...)``, in place (PyTorch's ``torch.{name}``)."
+    return twin
+
+
+for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_",
+              "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "cos_", "cosh_", "detach_", "exp_", "expm1_", "fill_",
+              "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_", "relu_", "round_",
+              "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "zero_"):
+    globals()[_name] = _namespace_inplace(_name)
 
 # What ``from .ops import *`` gives glasstorch's namespace: the ops, not the files they live in
 # (``glasstorch.linalg`` must not be this package's linalg.py: in PyTorch it is torch.linalg).

@@ -748,3 +748,25 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
         node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
         set_history(result, node)
     return result
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    """``(var, mean)`` over the same dims, in one call (PyTorch's ``torch.var_mean``). Simplified:
+    PyTorch records one ``VarMeanBackward0`` Node for both outputs; glasstorch records ``var``'s and
+    ``mean``'s own Nodes (the same gradients)."""
+    if isinstance(dim, bool):  # var_mean(unbiased) in the old positional form
+        dim, unbiased = None, dim
+    return (var(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, tuple(range(input.dim())) if dim is None else dim, keepdim))
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple:
+    """``(std, mean)`` over the same dims, in one call (PyTorch's ``torch.std_mean``). Simplified:
+    PyTorch records one ``StdMeanBackward0`` Node for both outputs; glasstorch records ``std``'s and
+    ``mean``'s own Nodes (the same gradients)."""
+    if isinstance(dim, bool):  # std_mean(unbiased) in the old positional form
+        dim, unbiased = None, dim
+    return (std(input, dim, unbiased, keepdim, correction=correction),
+            mean(input, tuple(range(input.dim())) if dim is None else dim, keepdim))
