@@ -316,3 +316,21 @@ def test_std_mean_and_var_mean_as_pytorch(call):
     for got, want in zip(*results):
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+# --- the recurrent layers' output grad_fn, as the nlp tutorials print it -----------------------------
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN"])
+@pytest.mark.parametrize("options", [{}, {"num_layers": 2}, {"bidirectional": True}, {"batch_first": True},
+                                     {"batch_first": True, "bidirectional": True, "num_layers": 2}],
+                         ids=["plain", "two_layers", "bidirectional", "batch_first", "all"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_recurrent_output_grad_fn_names_as_pytorch(kind, options, dtype):
+    def names(lib):
+        lib.manual_seed(0)
+        layer = getattr(lib.nn, kind)(3, 4, **options).to(getattr(lib, dtype))
+        x = lib.tensor(_matrix(17, (5, 2, 3)), dtype=getattr(lib, dtype), requires_grad=True)
+        output, state = layer(x)
+        first_state = state[0] if kind == "LSTM" else state
+        (output.sum() + first_state.sum()).backward()
+        return output.grad_fn.name(), first_state.grad_fn.name(), tuple(output.shape), tuple(x.grad.shape)
+    assert names(gt) == names(torch)

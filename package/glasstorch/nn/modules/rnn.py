@@ -21,7 +21,8 @@ from typing import Any, Callable
 
 from ..._creation import empty, zeros
 from ..._tensor import Tensor
-from ...ops.shape import cat, stack
+from ...dtypes import float32
+from ...ops.shape import StackBackward0, cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -64,6 +65,15 @@ def _gru_step(gi: Tensor, hx: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tens
     inputgate = (i_z + h_z).sigmoid()
     newgate = (i_n + resetgate * h_n).tanh()
     return newgate + inputgate * (hx - newgate)
+
+
+class MkldnnRnnLayerBackward0(StackBackward0):
+    """The Node that gathers an LSTM layer's outputs, named as PyTorch names it for float32 on the
+    CPU: there one fused oneDNN kernel computes the whole layer, recorded as one
+    ``MkldnnRnnLayerBackward0``. glasstorch unrolls the layer into cell steps (so its graph has a Node
+    per step and gate) and stacks their outputs; only that stack takes the fused kernel's name, so
+    that ``print(out)`` shows PyTorch's ``grad_fn``. (float64 and GRU/RNN run unfused in PyTorch
+    too, and show ``StackBackward0`` there as here.)"""
 
 
 _STEPS: dict[str, Callable] = {"RNN_TANH": _tanh_step, "RNN_RELU": _relu_step, "LSTM": _lstm_step, "GRU": _gru_step}
@@ -214,12 +224,18 @@ class RNNBase(Module):
                 for t in steps:
                     hidden = step(gates[t], hidden, w_hh, b_hh, *extra)
                     out[t] = hidden[0] if self.mode == "LSTM" else hidden
-                outputs.append(stack(out))
+                layer_output = stack(out)
+                if self.mode == "LSTM" and layer_output.grad_fn is not None and layer_output.dtype is float32:
+                    layer_output.grad_fn.__class__ = MkldnnRnnLayerBackward0  # PyTorch's name, see the class
+                outputs.append(layer_output)
                 finals.append(hidden)
             layer_input = outputs[0] if num_directions == 1 else cat(outputs, 2)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        output = layer_input.transpose(0, 1) if self.batch_first else layer_input
+        if self.batch_first:  # PyTorch's unfused kernels (GRU, RNN) transpose in place: TransposeBackward1
+            output = layer_input.transpose(0, 1) if self.mode == "LSTM" else layer_input.transpose_(0, 1)
+        else:
+            output = layer_input
         if self.mode == "LSTM":
             return output, (stack([h for h, _ in finals]), stack([c for _, c in finals]))
         return output, stack(finals)
