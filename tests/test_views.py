@@ -233,3 +233,13 @@ def test_a_tensor_without_elements_has_data_ptr_zero():
         empty = lib.empty(0)
         assert empty.data_ptr() == 0 and empty.untyped_storage().data_ptr() == 0
         assert empty.untyped_storage().nbytes() == 0 and lib.arange(4.0)[4:].data_ptr() == 0
+
+
+@pytest.mark.parametrize("shape", [(2, 0, 3), (0,), (0, 4), (3, 1, 2), (2, 3, 4), ()])
+def test_contiguous_strides_as_pytorch(shape):
+    """A new tensor's strides, with or without elements: numpy gives an empty array zero strides,
+    PyTorch the contiguous ones (a size-0 dim counts as 1: c10/util/strides.h)."""
+    from glasstorch.storage import contiguous_strides
+
+    assert gt.empty(shape).stride() == torch.empty(shape).stride() == contiguous_strides(shape)
+    assert gt.empty(shape).is_contiguous() and gt.empty(shape).storage_offset() == 0

@@ -48,8 +48,22 @@ def storage_offset(array: np.ndarray) -> int:
     return (address(array) - address(storage_root(array))) // array.itemsize
 
 
+def contiguous_strides(shape: tuple) -> tuple:
+    """The strides of a tensor of ``shape`` laid out row by row (PyTorch's ``contiguous_strides``
+    in ``c10/util/strides.h``): the last dim steps 1 element, each dim before it steps over one
+    whole row of the dims after it. A size-0 dim counts as 1, as in PyTorch."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
 def element_strides(array: np.ndarray) -> tuple:
-    """numpy's byte strides as PyTorch's element strides."""
+    """numpy's byte strides as PyTorch's element strides. numpy gives a new array without
+    elements zero strides; PyTorch gives it the contiguous ones."""
+    if array.size == 0 and array.base is None:
+        return contiguous_strides(array.shape)
     return tuple(step // array.itemsize for step in array.strides)
 
 

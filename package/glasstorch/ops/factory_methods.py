@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import storage
 from .._tensor import Tensor, _normalize_dim
 
 
@@ -58,7 +59,7 @@ def new_tensor(self: Tensor, data: Any, *, dtype: Any = None, device: Any = None
 def stride(self: Tensor, dim: int | None = None) -> Any:
     """How many elements to step in memory to move one place along each dim (numpy counts bytes:
     divided by the element size). An expanded dim has stride 0: every place reads the same element."""
-    steps = tuple(n // self._data.itemsize for n in self._data.strides)
+    steps = storage.element_strides(self._data)
     if dim is None:
         return steps
     return steps[_normalize_dim(dim, self._data.ndim)]
