@@ -2,6 +2,7 @@
 and catches the plausible wrong answers of tests/wrong_answers/chNN.py."""
 from __future__ import annotations
 
+import functools
 import importlib
 from pathlib import Path
 
@@ -100,12 +101,32 @@ CASES_EXPECTING_AN_ERROR = {
 }
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_a_reference_raises_only_where_an_error_is_the_answer(seed: int) -> None:
+@functools.lru_cache(maxsize=None)
+def _reference_observations(seed: int) -> dict:
+    """{(exercise id, case name): what glasstorch's own implementation does}, for the grader's seed."""
     from glasstorch.course.checking import REGISTRY, get_exercise
-    from glasstorch.course.observation import Raised
 
     get_exercise("05.mul_backward")  # registers every chapter
-    raising = {(ex.id, case.name) for ex in REGISTRY.values() for case in ex.make_cases(seed)
-               if isinstance(ex.observe_case(ex.reference, case), Raised)}
+    return {(ex.id, case.name): ex.observe_case(ex.reference, case)
+            for ex in REGISTRY.values() for case in ex.make_cases(seed)}
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_reference_raises_only_where_an_error_is_the_answer(seed: int) -> None:
+    from glasstorch.course.observation import Raised
+
+    raising = {key for key, observed in _reference_observations(seed).items() if isinstance(observed, Raised)}
     assert raising == CASES_EXPECTING_AN_ERROR
+
+
+def test_every_exercise_has_answers_that_change_with_the_seed() -> None:
+    """A table of the right answers for one seed (the grader prints it) must fail under another:
+    each exercise has at least one case whose right answer differs between two seeds."""
+    from glasstorch.course.observation import dumps
+
+    first, second = _reference_observations(0), _reference_observations(1)
+    ids = sorted({exercise_id for exercise_id, _case in first})
+    unchanged = [exercise_id for exercise_id in ids
+                 if all(key in second and dumps(first[key]) == dumps(second[key])
+                        for key in first if key[0] == exercise_id)]
+    assert not unchanged, f"these exercises answer the same whatever the seed: {unchanged}"

@@ -8,6 +8,7 @@ it, so the learner's run and the reference's see the same numbers.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Callable
 
 import numpy as np
@@ -21,7 +22,7 @@ from ..checking import Case, _first_line, replaced
 from ..observation import Raised
 
 __all__ = ["raised", "result_of", "attempt", "plugged", "plugged_cases", "random_seed", "seeded", "normal",
-           "normals", "tensors", "fit", "descend"]
+           "normals", "tensors", "fit", "descend", "random_graph", "handle_story"]
 
 
 # -- errors as observations -----------------------------------------------------------------------
@@ -77,6 +78,59 @@ def plugged_cases(owner: Any, name: str) -> Callable[..., Case]:
 def random_seed(rng: np.random.Generator) -> int:
     """A seed for glasstorch's generator, drawn from the case's ``rng``."""
     return int(rng.integers(0, 10_000))
+
+
+def random_graph(seed: int, operations: int = 12) -> tuple[Tensor, dict[str, Tensor]]:
+    """A graph drawn from ``seed``: two to four leaves of three random values (the first requires
+    grad, each other one most of the time), then ``operations`` random ops, each on one or two
+    earlier results (so results are reused along several paths), summed to a scalar root.
+    Returns (root, {"leaf0": ..., ...}). The exercises on graphs add it to their fixed cases, so that
+    what a correct walk or engine returns differs from one grading seed to the next."""
+    rng = np.random.default_rng(seed)
+    leaves = {f"leaf{i}": glasstorch.tensor(rng.standard_normal(3), requires_grad=i == 0 or rng.random() < 0.7)
+              for i in range(int(rng.integers(2, 5)))}
+    values = list(leaves.values())
+    unary = [lambda a: a.tanh(), lambda a: a.sin(), lambda a: a * float(rng.uniform(0.5, 1.5))]
+    binary = [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a - b]
+    for _ in range(operations):
+        a, b = (values[int(i)] for i in rng.integers(0, len(values), size=2))
+        if rng.random() < 0.5:
+            values.append(unary[int(rng.integers(len(unary)))](a))
+        else:
+            values.append(binary[int(rng.integers(len(binary)))](a, b))
+    root = (values[-1] + values[-2] * values[0]).sum()  # the first leaf always reaches the root
+    return root, leaves
+
+
+def handle_story(handle_class: type, seed: int, steps: int = 12) -> list[str]:
+    """Handles of ``handle_class`` registered into and removed from two dictionaries in an order
+    drawn from ``seed`` (a handle removed twice, some with an extra dictionary, one used as a
+    context manager); after each step, what each dictionary holds."""
+    rng = np.random.default_rng(seed)
+    hooks, extra = OrderedDict(), OrderedDict()
+    handles: list = []
+    story = []
+    for step in range(steps):
+        if handles and rng.random() < 0.4:
+            handle = handles[int(rng.integers(len(handles)))]  # perhaps removed already
+            handle.remove()
+            action = f"remove hook {handles.index(handle)}"
+        elif rng.random() < 0.2:
+            with handle_class(hooks) as handle:
+                hooks[handle.id] = f"hook {len(handles)} (with)"
+                inside = list(hooks.values())
+            handles.append(handle)
+            action = f"with-block hook {len(handles) - 1}: inside {inside}"
+        else:
+            with_extra = rng.random() < 0.5
+            handle = handle_class(hooks, extra_dict=extra if with_extra else None)
+            hooks[handle.id] = f"hook {len(handles)}"
+            if with_extra:
+                extra[handle.id] = f"flag of hook {len(handles)}"
+            handles.append(handle)
+            action = f"register hook {len(handles) - 1}" + (" with an extra dict" if with_extra else "")
+        story.append(f"{step}: {action} -> {list(hooks.values())} / extra {list(extra.values())}")
+    return story
 
 
 def seeded(seed: int, build: Callable[[], nn.Module]) -> nn.Module:

@@ -22,7 +22,7 @@ from glasstorch.ops import _util, arithmetic
 from glasstorch.viz import dag
 
 from ..checking import Case, exercise, replaced
-from ._harness import descend, normal
+from ._harness import descend, normal, random_graph, random_seed
 
 
 def node_name(node: Node | None) -> str | None:
@@ -129,7 +129,20 @@ def _records_cases(rng: np.random.Generator) -> list[Case]:
         Case("a leaf under enable_grad inside no_grad", ("enable_grad inside no_grad", "leaf")),
         Case("inside glasstorch: the chapter's examples with your rule in every op", (),
              observe=_records_inside_ops),
+        Case("ten sets of inputs drawn from the grader's seed", (random_seed(rng),), observe=_observe_random_records),
     ]
+
+
+def _observe_random_records(impl: Callable[..., bool], seed: int) -> list[str]:
+    """Ten calls, each with a grad mode and three to five inputs of kinds drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    kinds = ["leaf", "constant", "computed", "detached", 2.0, None]
+    answers = []
+    for _ in range(10):
+        mode = list(_GRAD_MODES)[int(rng.integers(len(_GRAD_MODES)))]
+        specs = [kinds[int(i)] for i in rng.integers(0, len(kinds), size=int(rng.integers(3, 6)))]
+        answers.append(f"{mode}, {specs}: {_observe_records(impl, mode, *specs)}")
+    return answers
 
 
 exercise(
@@ -249,8 +262,14 @@ def _walk_inside_draw_graph(impl: Callable[[list], list]) -> dict:
             "draw_graph(mlp loss, max_nodes=4) DOT lines": cut.source.splitlines()}
 
 
+def _observe_random_walk(impl: Callable[[list], list], seed: int) -> Any:
+    root, _leaves = random_graph(seed)
+    return _describe_walk(list(impl([root.grad_fn])))
+
+
 def _walk_cases(rng: np.random.Generator) -> list[Case]:
     cases = [Case(name, (name,), hint=hint) for name, (_, hint) in _GRAPHS.items()]
+    cases.append(Case("a graph drawn from the grader's seed", (random_seed(rng),), observe=_observe_random_walk))
     cases.append(Case("inside glasstorch: draw_graph with your walk", (), observe=_walk_inside_draw_graph,
                       hint="the picture numbers its boxes in the order of your walk: it must be breadth "
                            "first, each Node once, starting from the roots in order."))

@@ -19,7 +19,7 @@ from glasstorch.ops.arithmetic import MulBackward0
 from glasstorch.ops.linalg import MmBackward0
 
 from ..checking import Case, exercise, replaced
-from ._harness import descend, normals
+from ._harness import descend, normals, random_graph, random_seed
 
 # -- shared by both backward exercises ------------------------------------------------------------
 
@@ -204,6 +204,15 @@ def _count_runs(root: Node) -> dict:
 
 def _observe_engine(run_backward: Callable[[Node, Tensor], Any], graph: str) -> dict:
     root, leaves = _GRAPHS[graph][0]()
+    return _run_and_observe(run_backward, root, leaves)
+
+
+def _observe_random_engine(run_backward: Callable[[Node, Tensor], Any], seed: int) -> dict:
+    root, leaves = random_graph(seed)
+    return _run_and_observe(run_backward, root, leaves)
+
+
+def _run_and_observe(run_backward: Callable[[Node, Tensor], Any], root: Tensor, leaves: dict) -> dict:
     counts = _count_runs(root.grad_fn)
     run_backward(root.grad_fn, glasstorch.ones_like(root))
     observed = {"Nodes that did not run exactly once":
@@ -220,7 +229,10 @@ def _engine_reference(root: Node, grad: Tensor) -> None:
 
 
 def _engine_cases(rng: np.random.Generator) -> list[Case]:
-    return [Case(name, (name,), hint=hint) for name, (_, hint) in _GRAPHS.items()]
+    return [Case(name, (name,), hint=hint) for name, (_, hint) in _GRAPHS.items()] + [
+        Case("a graph drawn from the grader's seed", (random_seed(rng),), observe=_observe_random_engine,
+             hint="leaves that do not require grad get no .grad; a result reused along several paths "
+                  "must wait for all of them")]
 
 
 exercise(

@@ -26,7 +26,7 @@ from glasstorch.autograd.gradcheck import analytical_jacobian
 from glasstorch.utils import hooks as hooks_module
 
 from ..checking import Case, exercise, replaced
-from ._harness import fit, raised
+from ._harness import fit, handle_story, raised, random_seed
 
 
 def worked_example() -> dict:
@@ -150,6 +150,8 @@ def _handles_inside_hooks(handle_class: type) -> dict:
 
 def _handle_cases(rng: np.random.Generator) -> list[Case]:
     cases = [Case(name, (name,), hint=hint) for name, (_, hint) in _HANDLE_SCENARIOS.items()]
+    cases.append(Case("handles registered and removed in an order drawn from the grader's seed",
+                      (random_seed(rng),), observe=handle_story))
     cases.append(Case("inside glasstorch: register_hook hands out your handles", (),
                       observe=_handles_inside_hooks))
     return cases

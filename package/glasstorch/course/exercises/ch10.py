@@ -20,6 +20,7 @@ import glasstorch
 from glasstorch import nn
 
 from ..checking import Case, exercise, replaced
+from ._harness import random_seed
 from .ch09 import Classifier, classification_data, trained_classifier_facts
 
 # -- the chapter's models, by name (a case's inputs are plain data: the name) -------------------
@@ -297,6 +298,34 @@ def _repr_in_package(module_repr: Callable) -> dict:
                     [nn.Linear(2, 2), nn.Linear(2, 2), nn.Linear(2, 2), nn.ReLU()])).split("\n")}
 
 
+def _random_model(seed: int) -> nn.Module:
+    """A tree drawn from ``seed``: Sequentials, Residuals, Linear layers of random sizes, Scales,
+    TwoLines and activations, nested two or three levels deep."""
+    rng = np.random.default_rng(seed)
+
+    def leaf() -> nn.Module:
+        size = lambda: int(rng.integers(1, 9))  # noqa: E731
+        makers = [lambda: nn.Linear(size(), size(), bias=bool(rng.random() < 0.7)), nn.ReLU, nn.Tanh,
+                  lambda: Scale(round(float(rng.uniform(0.1, 3.0)), 2)), TwoLines]
+        return makers[int(rng.integers(len(makers)))]()
+
+    def block(depth: int) -> nn.Module:
+        children = [block(depth - 1) if depth and rng.random() < 0.4 else leaf()
+                    for _ in range(int(rng.integers(1, 4)))]
+        if rng.random() < 0.3:
+            return Residual(nn.Sequential(*children), scale=round(float(rng.uniform(0.1, 1.0)), 2))
+        return nn.Sequential(*children)
+
+    glasstorch.manual_seed(0)
+    return block(int(rng.integers(2, 4)))
+
+
+def _observe_random_repr(module_repr: Callable, seed: int) -> list:
+    module = _random_model(seed)
+    with replaced(nn.Module, "__repr__", module_repr):
+        return repr(module).split("\n")
+
+
 def _repr_cases(rng: np.random.Generator) -> list[Case]:
     hints = {
         "Linear: one line of extra_repr": "one extra_repr line and no children: everything on one line, "
@@ -315,6 +344,7 @@ def _repr_cases(rng: np.random.Generator) -> list[Case]:
         "a None placeholder child": "every entry of _modules is printed, a None too: '(gap): None'.",
     }
     return [Case(model, (model,), observe=_observe_repr, hint=hints.get(model)) for model in PRINTED] + [
+        Case("a model drawn from the grader's seed", (random_seed(rng),), observe=_observe_random_repr),
         Case("inside glasstorch: print the chapter's classifier and a ModuleList", (), observe=_repr_in_package,
              hint="ModuleList has its own __repr__, which calls repr() on each item (yours) and folds "
                   "runs of equal strings: your strings must be exact for the runs to match."),

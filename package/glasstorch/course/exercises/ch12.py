@@ -22,7 +22,7 @@ from glasstorch import nn
 from glasstorch.utils import hooks as hooks_py
 
 from ..checking import Case, exercise, replaced
-from ._harness import plugged_cases, random_seed, seeded
+from ._harness import handle_story, plugged_cases, random_seed, seeded
 from .ch11 import module_names
 
 module_py = importlib.import_module("glasstorch.nn.modules.module")  # where Module makes its handles
@@ -453,6 +453,8 @@ def _handle_cases(rng: np.random.Generator) -> list[Case]:
              hint="keep weakref.ref(hooks_dict), not the dictionary: a handle must not keep a module's "
                   "or a tensor's hooks alive. In remove(), the reference returns None once the "
                   "dictionary is gone: then there is nothing to do."),
+        Case("handles registered and removed in an order drawn from the grader's seed", (random_seed(rng),),
+             observe=handle_story),
         Case("inside glasstorch: module and tensor hooks registered and removed with your handles",
              (rng.standard_normal(2).astype(np.float32),), observe=_in_glasstorch(_observe_handles_in_glasstorch),
              hint="hook A was removed before C was registered: if C got A's id (or B's), it took over "
