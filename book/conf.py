@@ -22,6 +22,7 @@ extensions = [
     # book/_ext/glasstorch_book (each module's docstring says what it adds):
     "glasstorch_book.chapter_map",     # {chapter-map}: the course map on the landing page, with links
     "glasstorch_book.exercise_pages",  # exercises/*.ipynb -> book/_exercises/ at every build, not run
+    "glasstorch_book.notebook_links",  # ../exercises/NN_x.ipynb links -> the book's exercise pages
     "glasstorch_book.run_notes",       # "Run this chapter" / "Work on this exercise" under each title
     "glasstorch_book.source_pages",    # a page per package file; show_source headers link to it
     "glasstorch_book.pictures",        # output pictures open at full size when clicked
