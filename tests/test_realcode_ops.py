@@ -4,6 +4,7 @@ differences in float64, errors), the torch.functional module with tensordot and 
 and the Generator's repr that the tutorials print after torch.manual_seed."""
 from __future__ import annotations
 
+import math
 import re
 import warnings
 
@@ -334,3 +335,28 @@ def test_recurrent_output_grad_fn_names_as_pytorch(kind, options, dtype):
         (output.sum() + first_state.sum()).backward()
         return output.grad_fn.name(), first_state.grad_fn.name(), tuple(output.shape), tuple(x.grad.shape)
     assert names(gt) == names(torch)
+
+
+# --- optimizers round as PyTorch's kernels (examples_nn/polynomial_optim.py) -------------------------
+@pytest.mark.parametrize("name", ["RMSprop", "Adam", "NAdam"])
+def test_polynomial_fit_follows_pytorch_for_2000_steps(name):
+    # PyTorch's examples_nn/polynomial_optim.py with fixed initial weights: RMSprop divides tiny gradients
+    # by tiny sqrt(v), so addcmul_'s rounding order (value * t1 * t2) decides where the run ends
+    def fit(lib):
+        x = lib.linspace(-math.pi, math.pi, 2000)
+        xx = x.unsqueeze(-1).pow(lib.tensor([1, 2, 3]))
+        model = lib.nn.Sequential(lib.nn.Linear(3, 1), lib.nn.Flatten(0, 1))
+        with lib.no_grad():
+            model[0].weight.copy_(lib.tensor([[0.3, -0.2, 0.1]]))
+            model[0].bias.fill_(0.05)
+        optimizer = getattr(lib.optim, name)(model.parameters(), lr=1e-3)
+        for _ in range(2000):
+            loss = lib.nn.MSELoss(reduction="sum")(model(xx), lib.sin(x))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        return loss.item(), model[0].weight.detach().numpy().copy(), model[0].bias.item()
+    got, want = fit(gt), fit(torch)
+    assert got[0] == pytest.approx(want[0], rel=5e-5)
+    np.testing.assert_allclose(got[1], want[1], atol=2e-6)
+    assert got[2] == pytest.approx(want[2], abs=2e-6)

@@ -87,9 +87,9 @@ def adadelta(params: list[Tensor], grads: list[Tensor], square_avgs: list[Tensor
         grad = grad if not maximize else -grad
         if weight_decay != 0:
             grad = grad.add(param, alpha=weight_decay)
-        square_avg.mul_(rho).add_(grad * grad, alpha=1 - rho)  # addcmul_(grad, grad, value=1 - rho)
+        square_avg.mul_(rho).add_((1 - rho) * grad * grad)  # addcmul_(grad, grad, value=1 - rho)
         std = square_avg.add(eps).sqrt_()
         delta = acc_delta.add(eps).sqrt_()
         delta.div_(std).mul_(grad)
-        acc_delta.mul_(rho).add_(delta * delta, alpha=1 - rho)  # addcmul_(delta, delta, value=1 - rho)
+        acc_delta.mul_(rho).add_((1 - rho) * delta * delta)  # addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-lr)

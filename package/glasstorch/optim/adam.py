@@ -17,8 +17,8 @@ dtype; PyTorch keeps the count in a tensor so that compiled and CUDA-graph steps
 ``exp_avg`` (m), ``exp_avg_sq`` (v) and, with amsgrad, ``max_exp_avg_sq``.
 
 glasstorch has no ``lerp_``, ``addcmul_`` or ``addcdiv_`` yet: the update spells them out with
-``add_(..., alpha=...)``, which is the same arithmetic (results may differ from PyTorch's fused
-kernels in the last bit of float32).
+``add_``, in the order PyTorch's kernels round where it matters (``addcmul_`` is
+self + value * t1 * t2, value first); other results may differ in the last bit of float32.
 
 Simplified here: the single-tensor update only (no foreach/fused/capturable/differentiable
 paths), no complex parameters, no sparse gradients, lr and betas are numbers (PyTorch also
@@ -239,7 +239,7 @@ def _single_tensor_adam(
         # exp_avg.lerp_(grad, 1 - beta1), i.e. exp_avg + (1 - beta1) * (grad - exp_avg):
         exp_avg.add_(grad - exp_avg, alpha=1 - beta1)
         # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2):
-        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)
+        exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)  # value * t1 * t2, PyTorch's rounding order
 
         # the scalar factors in Python floats (double precision), as PyTorch computes them
         step = step_t.item()

@@ -115,7 +115,7 @@ def nadam(params: list[Tensor], grads: list[Tensor], exp_avgs: list[Tensor], exp
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
         mu_product *= mu  # in place: the tensor in the state
         exp_avg.add_(grad - exp_avg, alpha=1 - beta1)  # lerp_(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).add_(grad * grad, alpha=1 - beta2)  # addcmul_(grad, grad, value=1 - beta2)
+        exp_avg_sq.mul_(beta2).add_((1 - beta2) * grad * grad)  # addcmul_(grad, grad, value=1 - beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt()
         mu_product_next = mu_product.item() * mu_next
         denom.add_(eps)

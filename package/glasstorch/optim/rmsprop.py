@@ -11,8 +11,9 @@ One step, for each parameter p with a gradient g (``_single_tensor_rmsprop``)::
     b = momentum * b + g / avg; p = p - lr * b if momentum > 0 ("momentum_buffer")
     p = p - lr * g / avg                       otherwise
 
-glasstorch has no ``addcmul_``/``addcdiv_``/``lerp_`` yet: they are spelled out with
-``add_(..., alpha=...)`` (the same arithmetic; float32 results may differ in the last bit).
+glasstorch has no ``addcmul_``/``addcdiv_``/``lerp_`` yet: they are spelled out with ``add_`` in
+the order PyTorch's kernels round (``addcmul_`` is self + value * t1 * t2, value first: dividing
+tiny gradients by tiny sqrt(v) amplifies a last-bit difference into a visibly different run).
 Simplified: the single-tensor update only, no complex or sparse gradients, lr a number.
 """
 from __future__ import annotations
@@ -97,7 +98,7 @@ def rmsprop(params: list[Tensor], grads: list[Tensor], square_avgs: list[Tensor]
         state_steps[i] += 1
         if weight_decay != 0:
             grad = grad.add(param, alpha=weight_decay)
-        square_avg.mul_(alpha).add_(grad * grad, alpha=1 - alpha)  # addcmul_(grad, grad, value=1 - alpha)
+        square_avg.mul_(alpha).add_((1 - alpha) * grad * grad)  # addcmul_(grad, grad, value=1 - alpha)
         if centered:
             grad_avg = grad_avgs[i]
             grad_avg.add_(grad - grad_avg, alpha=1 - alpha)  # lerp_(grad, 1 - alpha)
