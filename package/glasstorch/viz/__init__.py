@@ -11,8 +11,10 @@ fire, ``print(timeline)`` lists it and ``timeline.draw()`` draws it.
 """
 from .dag import draw_graph, make_dot
 from .hook_timeline import HookEvent, HookTimeline, record_hooks
+from .memory import draw_storage
 from .module_tree import draw_module_tree
 from .picture import GraphPicture
+from .shapes import draw_broadcast_gradient, draw_matmul_gradient  # noqa: F401 - shapes on the arrows
 
 __all__ = ["draw_graph", "make_dot", "GraphPicture", "draw_module_tree", "record_hooks", "HookTimeline",
-           "HookEvent"]
+           "HookEvent", "draw_storage"]
