@@ -190,7 +190,8 @@ def promoted_values(*operands, floating: builtins.bool = False) -> tuple:
     target = result.numpy_dtype
     if target == _BFLOAT16:  # numpy's bfloat16 (ml_dtypes) turns bfloat16 * 2.5 into float32: give it a bfloat16 number
         values = tuple(v if isinstance(v, np.ndarray) else np.asarray(v, target) for v in values)
-    return tuple(v.astype(target) if isinstance(v, np.ndarray) and v.dtype != target else v for v in values)
+    # a numpy scalar (np.float64(2.0)) counts as the Python number it is, as in PyTorch; numpy would keep its width
+    return tuple(v.astype(target) if isinstance(v, (np.ndarray, np.generic)) and v.dtype != target else v for v in values)
 
 
 def _numpy_agrees(x, y, floating: builtins.bool) -> builtins.bool:

@@ -17,7 +17,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor, SavedTensorList
-from ..dtypes import promoted_values
+from ..dtypes import promoted_values, result_type
 from ._elementwise import broadcast_error, shape_of
 from ._util import compute_requires_grad, reduce_grad_to, set_history
 from .shape import unsqueeze, view_of
@@ -479,6 +479,9 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
                 except ValueError:
                     raise broadcast_error(first, second) from None
         raise RuntimeError("where: the condition, input and other shapes cannot be broadcast together") from None
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        # two Python numbers: numpy would make float64 of 1.0 and 0.0; PyTorch gives the default dtype
+        out = _wrap(out._data.astype(result_type(input, other).numpy_dtype))
     if compute_requires_grad(input, other):
         node = WhereBackward0(input, other)
         node.condition_ = SavedTensor(condition)
