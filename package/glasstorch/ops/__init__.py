@@ -33,6 +33,16 @@ from .linalg import det, svd
 from .scatter_gather import scatter_reduce
 from .shape import (as_strided, atleast_1d, atleast_2d, atleast_3d, column_stack, diagonal, dstack, hstack, row_stack,
                     vstack)
+from .pointwise_more import (addcdiv, addcmul, bitwise_left_shift, bitwise_right_shift, copysign, deg2rad,
+                             float_power, floor_divide, fmax, fmin, fmod, frexp, gcd, heaviside, hypot, isin, isinf,
+                             isneginf, isposinf, lcm, ldexp, lerp, logaddexp, logaddexp2, logical_xor, nan_to_num,
+                             positive, rad2deg, remainder, signbit, xlogy)
+from .statistics import (aminmax, corrcoef, count_nonzero, cov, cummax, cummin, diff, kthvalue, logcumsumexp, median,
+                         mode, nanmean, nanmedian, nanquantile, nansum, quantile)
+from .shape_more import (bincount, block_diag, broadcast_to, bucketize, cartesian_prod, combinations, diag,
+                         diag_embed, diagflat, dsplit, hsplit, inner, kron, logspace, range_ as range, ravel, rot90,
+                         searchsorted, take, tensor_split, trace, tril_indices, triu_indices, unflatten, unravel_index,
+                         vander, vsplit)
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp
@@ -56,7 +66,7 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
               "log10", "asin", "acos", "atan", "atan2", "ceil", "floor", "round", "trunc", "frac", "sign",
               "reciprocal", "rsqrt", "index_select", "gather", "masked_select", "flip", "roll", "tril", "triu",
               "cross", "baddbmm", "einsum", "multinomial", "bernoulli", "cumsum", "cumprod", "softmax", "log_softmax",
-              "prod"):
+              "prod", "logical_and", "logical_or", "logical_not", "logical_xor"):
     if "out" not in _inspect.signature(globals()[_name]).parameters:
         globals()[_name] = _with_out(globals()[_name])
 for _name, _value in list(globals().items()):

@@ -147,6 +147,23 @@ for _name, _function in {**_UNARY, "sin": pointwise.sin, "cos": pointwise.cos, "
     if not hasattr(Tensor, _name + "_") and _name + "_" not in _TENSOR_API_METHODS:
         _TENSOR_API_METHODS[_name + "_"] = _inplace_twin(_function)
 
+# found missing by running PyTorch's docstring examples (issue 14)
+from . import pointwise_more, shape_more, statistics  # noqa: E402
+
+_TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
+    (pointwise_more, "addcmul addcdiv lerp hypot logaddexp logaddexp2 copysign fmod remainder floor_divide float_power "
+                     "fmax fmin heaviside ldexp xlogy gcd lcm logical_xor bitwise_left_shift bitwise_right_shift isinf "
+                     "isposinf isneginf signbit nan_to_num rad2deg deg2rad positive frexp isin"),
+    (statistics, "median nanmedian quantile nanquantile kthvalue mode aminmax cummax cummin logcumsumexp count_nonzero "
+                 "nansum nanmean diff cov corrcoef"),
+    (shape_more, "tensor_split hsplit vsplit dsplit broadcast_to ravel unflatten rot90 diag diag_embed diagflat trace "
+                 "inner kron take bincount"),
+) for name in names.split()})
+for _name in ("addcmul", "addcdiv", "lerp", "hypot", "copysign", "fmod", "remainder", "floor_divide", "float_power",
+              "ldexp", "xlogy", "gcd", "lcm", "logical_xor", "nan_to_num", "rad2deg", "deg2rad",
+              "bitwise_left_shift", "bitwise_right_shift"):
+    _TENSOR_API_METHODS.setdefault(_name + "_", _inplace_twin(_TENSOR_API_METHODS[_name]))
+
 for _name, _function in _TENSOR_API_METHODS.items():
     setattr(Tensor, _name, _function)
 # axis= and keepdims= wherever a method has a dim (x.sum(axis=1, keepdims=True), as in PyTorch)

@@ -1,0 +1,327 @@
+"""Order statistics and the reductions around them, found missing by running the examples in
+PyTorch's own docstrings (issue 14): median, nanmedian, quantile, nanquantile, kthvalue, mode,
+aminmax, cummax, cummin, logcumsumexp, count_nonzero, nansum, nanmean, diff, cov, corrcoef.
+
+Mirrors ``aten/src/ATen/native/Sorting.cpp`` and ``ReduceOps.cpp``. Where an op picks elements
+(median, kthvalue, mode, cummax), numpy finds the indices and the values are *gathered* from the
+input, so the gradient flows to the picked elements as in PyTorch; the ``grad_fn`` is then
+``GatherBackward0`` (or the squeeze after it) where PyTorch records ``MedianBackward1``,
+``KthvalueBackward0`` .... The others are composed from differentiable ops.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import dtypes
+from .._tensor import Tensor, _wrap
+from .indexing import where
+from .reduction import _return_type
+
+return_types_median = _return_type("median")
+return_types_nanmedian = _return_type("nanmedian")
+return_types_kthvalue = _return_type("kthvalue")
+return_types_mode = _return_type("mode")
+return_types_cummax = _return_type("cummax")
+return_types_cummin = _return_type("cummin")
+
+
+def _axis(input: Tensor, dim: int) -> int:
+    ndim = max(input.dim(), 1)
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim % ndim
+
+
+def _picked(input: Tensor, index: np.ndarray, axis: int, keepdim: bool, return_type: type) -> Any:
+    """``(values, indices)``: the input's elements at ``index`` (kept dims) along ``axis``."""
+    source = input if input.dim() else input.reshape(1)
+    indices = _wrap(index.astype(np.int64))
+    values = source.gather(axis, indices)
+    if not keepdim or input.dim() == 0:
+        values, indices = values.squeeze(axis), indices.squeeze(axis)
+    if input.dim() == 0:
+        values, indices = values.reshape(()), indices.reshape(())
+    return return_type(values, indices)
+
+
+def _median(input: Tensor, dim: int | None, keepdim: bool, ignore_nan: bool, return_type: type) -> Any:
+    if dim is None:
+        flat = input.reshape(-1)
+        data = flat._data
+        if data.size == 0:
+            return _wrap(np.array(np.nan, dtype=data.dtype))
+        count = int((~np.isnan(data)).sum()) if ignore_nan and data.dtype.kind == "f" else data.size
+        if not ignore_nan and data.dtype.kind == "f" and np.isnan(data).any():
+            return flat[int(np.argmax(np.isnan(data)))]
+        return flat[int(np.argsort(data, kind="stable")[(max(count, 1) - 1) // 2])]
+    axis = _axis(input, dim)
+    data = input._data.reshape(input._data.shape or (1,))
+    if data.shape[axis] == 0:
+        raise IndexError(f"median(): Expected reduction dim {dim} to have non-zero size.")
+    if data.dtype.kind == "f":
+        nans = np.isnan(data)
+        count = (~nans).sum(axis=axis, keepdims=True) if ignore_nan else np.full_like(nans.sum(axis=axis, keepdims=True), data.shape[axis])
+        k = np.maximum(count - 1, 0) // 2
+        index = np.take_along_axis(np.argsort(data, axis=axis, kind="stable"), k, axis=axis)
+        if not ignore_nan:  # a NaN in a row makes that row's median NaN (the first NaN's index)
+            has_nan = nans.any(axis=axis, keepdims=True)
+            index = np.where(has_nan, np.expand_dims(np.argmax(nans, axis=axis), axis), index)
+    else:
+        k = np.full(tuple(1 if i == axis else n for i, n in enumerate(data.shape)), (data.shape[axis] - 1) // 2)
+        index = np.take_along_axis(np.argsort(data, axis=axis, kind="stable"), k, axis=axis)
+    return _picked(input, index, axis, keepdim, return_type)
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median (of an even count, the smaller of the two middle values). Without ``dim``:
+    one value of the whole tensor; with ``dim``: ``(values, indices)``. A NaN makes it NaN."""
+    return _median(input, dim, keepdim, False, return_types_median)
+
+
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``median`` of the values that are not NaN."""
+    return _median(input, dim, keepdim, True, return_types_nanmedian)
+
+
+def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str, ignore_nan: bool,
+              name: str) -> Tensor:
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    q_values = np.asarray(getattr(q, "_data", q), dtype=np.float64)
+    if q_values.ndim > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if ((q_values < 0) | (q_values > 1)).any():
+        if q_values.ndim == 0:
+            raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {float(q_values)}")
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
+                           f"Got {interpolation}")
+    if input.numel() == 0:
+        raise IndexError(f"{name}() input tensor must be non-empty")
+    x, axis = (input.reshape(-1), 0) if dim is None else (input, _axis(input, dim))
+    if x.dim() == 0:
+        x = x.reshape(1)
+    ordered = x.sort(axis).values  # NaN sorts last, as in PyTorch
+    nans = np.isnan(x._data)
+    counts = ((~nans).sum(axis=axis, keepdims=True) if ignore_nan else
+              np.full(nans.sum(axis=axis, keepdims=True).shape, x.shape[axis]))
+    results = []
+    for quantile in np.atleast_1d(q_values):
+        rank = quantile * np.maximum(counts - 1, 0)
+        low, high = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
+        if interpolation == "nearest":
+            low = high = np.round(rank).astype(np.int64)  # round half to even, as PyTorch's round()
+        below, above = ordered.gather(axis, _wrap(low)), ordered.gather(axis, _wrap(high))
+        if interpolation in ("lower", "nearest"):
+            value = below
+        elif interpolation == "higher":
+            value = above
+        elif interpolation == "midpoint":
+            value = below + (above - below) * 0.5
+        else:
+            value = below + (above - below) * _wrap((rank - low).astype(x._data.dtype))
+        # a row with a NaN: NaN (quantile), or all NaN (nanquantile)
+        empty_or_nan = (counts == 0) if ignore_nan else nans.any(axis=axis, keepdims=True)
+        if empty_or_nan.any():
+            value = where(_wrap(empty_or_nan), float("nan"), value)
+        if dim is None:
+            value = value.reshape([1] * input.dim()) if keepdim else value.reshape(())
+        elif not keepdim:
+            value = value.squeeze(axis) if input.dim() else value.reshape(())
+        results.append(value)
+    if q_values.ndim == 0:
+        return results[0]
+    from .shape import stack
+
+    return stack(results, 0)
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:
+    """The q-th quantiles along ``dim`` (of all elements when None): the value at rank q * (n - 1)
+    of the sorted values, interpolated between the two nearest ranks. A 1-D ``q`` adds a first dim."""
+    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+                interpolation: str = "linear") -> Tensor:
+    """``quantile`` of the values that are not NaN."""
+    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)`` of the k-th smallest element (k counts from 1) along ``dim``."""
+    axis = _axis(input, dim)
+    data = input._data.reshape(input._data.shape or (1,))
+    if not 1 <= k <= data.shape[axis]:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+    k_index = np.full(tuple(1 if i == axis else n for i, n in enumerate(data.shape)), k - 1)
+    index = np.take_along_axis(np.argsort(data, axis=axis, kind="stable"), k_index, axis=axis)
+    return _picked(input, index, axis, keepdim, return_types_kthvalue)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """``(values, indices)``: the most frequent value along ``dim`` (the smallest of equally frequent
+    ones) and the index of its last occurrence, as PyTorch's CPU kernel gives it."""
+    axis = _axis(input, dim)
+    data = np.moveaxis(input._data.reshape(input._data.shape or (1,)), axis, -1)
+    rows = data.reshape(-1, data.shape[-1])
+    index = np.empty(rows.shape[0], dtype=np.int64)
+    for r, row in enumerate(rows):  # one np.unique per row: mode is rarely on a hot path
+        values, counts = np.unique(row, return_counts=True)
+        best = values[np.argmax(counts)]
+        index[r] = np.flatnonzero(row == best)[-1]
+    index = np.moveaxis(index.reshape(data.shape[:-1] + (1,)), -1, axis)
+    return _picked(input, index, axis, keepdim, return_types_mode)
+
+
+def _cumulative_extreme(input: Tensor, dim: int, largest: bool, return_type: type) -> Any:
+    axis = _axis(input, dim)
+    data = input._data.reshape(input._data.shape or (1,))
+    n = data.shape[axis]
+    positions = np.arange(n).reshape([n if i == axis else 1 for i in range(data.ndim)])
+    best = (np.fmax if largest else np.fmin).accumulate(data, axis=axis) if data.dtype.kind == "f" else \
+        (np.maximum if largest else np.minimum).accumulate(data, axis=axis)
+    # the index of the latest element equal to the running extreme (PyTorch takes the last of ties, and a NaN wins)
+    if data.dtype.kind == "f":
+        nan_seen = np.logical_or.accumulate(np.isnan(data), axis=axis)
+        best = np.where(nan_seen, np.nan, best)
+        hit = (data == best) | np.isnan(data)
+    else:
+        hit = data == best
+    index = np.maximum.accumulate(np.where(hit, positions, 0), axis=axis)
+    result = _picked(input, index.reshape(data.shape), axis, True, return_type)
+    if input.dim() == 0:
+        return return_type(result.values.reshape(()), result.indices.reshape(()))
+    return result
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """``(values, indices)``: the running maximum along ``dim`` and where it was reached."""
+    return _cumulative_extreme(input, dim, True, return_types_cummax)
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """``(values, indices)``: the running minimum along ``dim`` and where it was reached."""
+    return _cumulative_extreme(input, dim, False, return_types_cummin)
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """log(cumsum(exp(x))) along ``dim``, shifted by the max so that exp never overflows."""
+    axis = _axis(input, dim)
+    if input.numel() == 0:
+        return input.clone()
+    shift = _wrap(np.nan_to_num(np.max(input._data, axis=axis, keepdims=True), neginf=0.0, posinf=0.0))
+    return (input - shift).exp().cumsum(axis).log() + shift
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
+    """``(min, max)`` in one call."""
+    dims = () if dim is None else dim
+    return return_types_aminmax(input.amin(dims, keepdim), input.amax(dims, keepdim))
+
+
+class return_types_aminmax(tuple):
+    """``(min, max)``, printed as PyTorch's ``torch.return_types.aminmax``."""
+
+    __slots__ = ()
+
+    def __new__(cls, min: Tensor, max: Tensor) -> "return_types_aminmax":  # noqa: A002
+        return tuple.__new__(cls, (min, max))
+
+    min = property(lambda self: self[0])  # noqa: A003
+    max = property(lambda self: self[1])  # noqa: A003
+
+    def __repr__(self) -> str:
+        return f"glasstorch.return_types.aminmax(\nmin={self[0]!r},\nmax={self[1]!r})"
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """How many elements are nonzero (along ``dim``), as int64."""
+    return _wrap(np.asarray(np.count_nonzero(input._data, axis=dim), dtype=np.int64))
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum, with each NaN counted as 0."""
+    kept = input if input._data.dtype.kind != "f" else where(_wrap(np.isnan(input._data)), 0.0, input)
+    return _sum(kept, dim, keepdim, dtype)
+
+
+def _sum(input: Tensor, dim: Any, keepdim: bool, dtype: Any = None) -> Tensor:
+    return input.sum(dtype=dtype) if dim is None else input.sum(dim, keepdim, dtype=dtype)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean of the values that are not NaN."""
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype.legacy_name.replace('Tensor', '')}")
+    kept = _wrap((~np.isnan(input._data)).astype(input._data.dtype))
+    return nansum(input, dim, keepdim, dtype=dtype) / _sum(kept, dim, keepdim)
+
+
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
+    """The n-th forward difference along ``dim``: out[i] = input[i + 1] - input[i], n times
+    (for bool, ``!=``), after ``prepend`` and ``append`` are concatenated."""
+    from .shape import cat
+
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    axis = _axis(input, dim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    x = cat(parts, axis) if len(parts) > 1 else input
+    for _ in range(n):
+        length = x.shape[axis]
+        if length == 0:
+            break
+        later, earlier = x.narrow(axis, 1, length - 1), x.narrow(axis, 0, length - 1)
+        x = later != earlier if x.dtype is dtypes.bool else later - earlier
+    return x
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
+    """The covariance matrix of the variables in the rows of ``input`` (observations in columns),
+    with optional integer frequency weights and float observation weights."""
+    if input.dim() > 2:
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
+    x = input.reshape(1, -1) if input.dim() < 2 else input
+    if not x.is_floating_point():
+        x = x.to(dtypes.get_default_dtype())
+    observations = x.shape[1]
+    w = None
+    if fweights is not None:
+        w = fweights
+    if aweights is not None:
+        w = aweights if w is None else w * aweights
+    if w is None:
+        w_sum = observations
+        avg = x.mean(1)
+    else:
+        w_sum = w.sum()
+        avg = (x * w).sum(1) / w_sum
+    if w is None:
+        norm_factor = w_sum - correction
+    elif correction == 0:
+        norm_factor = w_sum
+    elif aweights is None:
+        norm_factor = w_sum - correction
+    else:
+        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+    centred = x - avg.unsqueeze(1)
+    weighted = centred if w is None else centred * w
+    result = centred.matmul(weighted.t()) / norm_factor
+    return result.squeeze() if input.dim() < 2 else result
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the rows: cov / (std_i * std_j), clipped to [-1, 1]."""
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal()
+    stddev = d.sqrt()
+    c = c / stddev.unsqueeze(1)
+    c = c / stddev.unsqueeze(0)
+    return c.clamp(-1, 1)

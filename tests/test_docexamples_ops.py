@@ -1,0 +1,244 @@
+"""Ops found missing by running the examples in PyTorch's own docstrings (issue 14): each compared
+with PyTorch 2.13 (values, dtypes, gradients), the differentiable ones gradchecked in float64, and
+bad input answered with PyTorch's exception type and key phrase."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import glasstorch as gt
+from glasstorch.testing import gradcheck
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install torch==2.13.0)")
+
+from test_nn_vs_torch import outcomes  # noqa: E402
+
+A = np.array([[1.5, -2.0, 3.0, 0.5], [4.0, -0.25, -1.0, 2.5], [0.0, 7.0, -3.5, 1.25]])
+B = np.array([[0.5, 3.0, -2.0, 1.0], [-1.5, 2.0, 0.75, -4.0], [2.0, -1.0, 1.5, 3.0]])
+NANS = np.array([[1.0, np.nan, 3.0, -2.0], [np.nan, np.nan, 0.5, 4.0], [2.0, 5.0, -1.0, 0.0]])
+INTS = np.array([[12, 18, -7, 5], [9, 4, 30, 0], [8, 27, 6, -15]])
+
+
+def _values(result):
+    """What a call returned, in plain numbers: arrays with their dtype names, recursively."""
+    if isinstance(result, (gt.Tensor, torch.Tensor)):
+        return ("tensor", str(result.dtype).split(".")[-1], result.detach().numpy().tolist())
+    if isinstance(result, (tuple, list)):
+        return [type(result).__name__ if type(result).__name__ in ("tuple", "list") else "tuple"] + [_values(r) for r in result]
+    return result
+
+
+def _close(got, want):
+    if isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want)
+        for g, w in zip(got, want):
+            _close(g, w)
+    elif isinstance(want, tuple) and want[:1] == ("tensor",):
+        assert got[1] == want[1], f"dtype {got[1]} != {want[1]}"
+        np.testing.assert_allclose(np.asarray(got[2], dtype=float), np.asarray(want[2], dtype=float), rtol=1e-5,
+                                   atol=1e-6, equal_nan=True)
+    else:
+        assert got == want
+
+
+def both(call):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _values(call(gt)), _values(call(torch))
+
+
+POINTWISE = {
+    "addcmul": lambda l, a, b: l.addcmul(a, b, a, value=0.5),
+    "addcdiv": lambda l, a, b: l.addcdiv(a, a, b, value=-2),
+    "lerp_scalar": lambda l, a, b: l.lerp(a, b, 0.25),
+    "lerp_tensor": lambda l, a, b: a.lerp(b, l.sigmoid(b)),
+    "hypot": lambda l, a, b: l.hypot(a, b),
+    "logaddexp": lambda l, a, b: l.logaddexp(a, b * 30),
+    "logaddexp2": lambda l, a, b: l.logaddexp2(a, b),
+    "copysign": lambda l, a, b: l.copysign(a, b),
+    "fmod": lambda l, a, b: l.fmod(a, b),
+    "remainder": lambda l, a, b: l.remainder(a, b),
+    "remainder_scalar": lambda l, a, b: a.remainder(1.5),
+    "float_power": lambda l, a, b: l.float_power(a.abs() + 0.5, b),
+    "fmax": lambda l, a, b: l.fmax(a, b),
+    "fmin": lambda l, a, b: l.fmin(a, b),
+    "xlogy": lambda l, a, b: l.xlogy(a * 2 + 0.1, b.abs() + 0.1),
+    "ldexp": lambda l, a, b: l.ldexp(a, l.tensor([1, 2, 3, 0])),
+    "rad2deg": lambda l, a, b: l.rad2deg(a),
+    "deg2rad": lambda l, a, b: a.deg2rad(),
+    "nan_to_num": lambda l, a, b: l.nan_to_num(a.log(), nan=0.5, neginf=-9.0),
+    "positive": lambda l, a, b: l.positive(a) * 1,
+    "diff": lambda l, a, b: l.diff(a, n=2, dim=1, prepend=b[:, :1]),
+    "logcumsumexp": lambda l, a, b: l.logcumsumexp(a, 1),
+    "cummax_values": lambda l, a, b: l.cummax(a, 0).values,
+    "cummin_values": lambda l, a, b: a.cummin(1).values,
+    "median_all": lambda l, a, b: a.median(),
+    "median_dim": lambda l, a, b: l.median(a, 1).values,
+    "kthvalue": lambda l, a, b: l.kthvalue(a, 2, 0).values,
+    "quantile": lambda l, a, b: l.quantile(a, l.tensor([0.1, 0.5, 0.8], dtype=a.dtype), dim=1, keepdim=True),
+    "quantile_all": lambda l, a, b: a.quantile(0.3),
+    "nansum": lambda l, a, b: l.nansum(a, 1),
+    "cov": lambda l, a, b: l.cov(a, correction=0),
+    "cov_weights": lambda l, a, b: l.cov(a, fweights=l.tensor([1, 2, 3, 1]), aweights=b[0].abs()),
+    "corrcoef": lambda l, a, b: l.corrcoef(a),
+    "tensor_split": lambda l, a, b: l.tensor_split(a, [1, 3], dim=1)[1],
+    "hsplit": lambda l, a, b: l.hsplit(a, 2)[1],
+    "vsplit": lambda l, a, b: l.vsplit(a, [1])[1],
+    "broadcast_to": lambda l, a, b: l.broadcast_to(a[0], (2, 4)),
+    "ravel": lambda l, a, b: l.ravel(a.t()),
+    "unflatten": lambda l, a, b: l.unflatten(a, 1, (2, -1)),
+    "rot90": lambda l, a, b: l.rot90(a, 1, [0, 1]),
+    "rot90_k3": lambda l, a, b: a.rot90(-1, [1, 0]),
+    "diag_vector": lambda l, a, b: l.diag(a[0], 1),
+    "diag_matrix": lambda l, a, b: l.diag(a, -1),
+    "diag_embed": lambda l, a, b: l.diag_embed(a, offset=1, dim1=0, dim2=2),
+    "diagflat": lambda l, a, b: l.diagflat(a[:2, :2]),
+    "trace": lambda l, a, b: l.trace(a),
+    "block_diag": lambda l, a, b: l.block_diag(a[:2, :3], b[0], b[1, 1]),
+    "inner": lambda l, a, b: l.inner(a, b),
+    "kron": lambda l, a, b: l.kron(a[:2, :2], b[:2, :3]),
+    "cartesian_prod": lambda l, a, b: l.cartesian_prod(a[0, :2], b[1, :3]),
+    "combinations": lambda l, a, b: l.combinations(a[0], 3),
+    "vander": lambda l, a, b: l.vander(a[1], 3, increasing=True),
+    "take": lambda l, a, b: l.take(a, l.tensor([[0, 5], [-1, 7]])),
+}
+
+
+@pytest.mark.parametrize("name", POINTWISE)
+def test_values_and_gradients_as_pytorch(name):
+    call = POINTWISE[name]
+    got, want = both(lambda l: call(l, l.tensor(A, dtype=l.float32), l.tensor(B, dtype=l.float32)))
+    _close(got, want)
+    if name == "vander":  # PyTorch 2.13's own vander backward fails ("modified by an inplace operation"); gradchecked below
+        return
+    grads = []
+    for lib in (gt, torch):
+        a, b = lib.tensor(A, requires_grad=True), lib.tensor(B, requires_grad=True)
+        out = call(lib, a, b)
+        weights = lib.arange(out.numel(), dtype=out.dtype).reshape(out.shape).sin()
+        (out * weights).sum().backward()
+        grads.append([None if t.grad is None else t.grad.numpy() for t in (a, b)])
+    for g, w in zip(*grads):  # no gradient (None) and a zero gradient count alike
+        if g is not None or w is not None:
+            np.testing.assert_allclose(g if g is not None else 0 * w, w if w is not None else 0 * g, rtol=1e-7, atol=1e-9)
+
+
+GRADCHECKED = [n for n in POINTWISE if n not in ("combinations",)]
+
+
+@pytest.mark.parametrize("name", GRADCHECKED)
+def test_gradcheck_float64(name):
+    call = POINTWISE[name]
+    # away from the kinks (fmod/remainder/median ties, |x|): the inputs are distinct and not on a step
+    a = gt.tensor(A + 0.013, requires_grad=True)
+    b = gt.tensor(B + 0.007, requires_grad=True)
+    assert gradcheck(lambda x, y: call(gt, x, y), (a, b), eps=1e-6, atol=1e-5)
+
+
+NOT_DIFFERENTIABLE = {
+    "gcd": lambda l: l.gcd(l.tensor(INTS), l.tensor(INTS[::-1].copy())),
+    "lcm": lambda l: l.lcm(l.tensor(INTS[:, :2]), l.tensor([[4, 6]])),
+    "bitwise_shifts": lambda l: [l.bitwise_left_shift(l.tensor(INTS), 2), l.tensor(INTS).bitwise_right_shift(l.tensor([1, 2, 0, 3]))],
+    "logical_xor": lambda l: l.logical_xor(l.tensor(A) > 0, l.tensor(B)),
+    "logical_out": lambda l: l.logical_and(l.tensor(A) > 0, l.tensor(B) > 0, out=l.empty(3, 4, dtype=l.bool)),
+    "floor_divide": lambda l: [l.floor_divide(l.tensor(INTS), 4), l.floor_divide(l.tensor(A), -1.5)],
+    "fmod_int": lambda l: [l.fmod(l.tensor(INTS), 7), l.remainder(l.tensor(INTS), -7), l.remainder(-5, l.tensor(INTS[0]))],
+    "heaviside": lambda l: l.heaviside(l.tensor([-1.5, 0.0, 2.0]), l.tensor([0.5])),
+    "isinf_family": lambda l: [f(l.tensor([1.0, -np.inf, np.inf, np.nan])) for f in (l.isinf, l.isposinf, l.isneginf, l.signbit)],
+    "signbit_zero": lambda l: l.signbit(l.tensor([-0.0, 0.0, -3.0])),
+    "nan_to_num_default": lambda l: l.nan_to_num(l.tensor([np.nan, np.inf, -np.inf, 1.5])),
+    "copysign_ints": lambda l: l.copysign(l.tensor([1, -2, 3]), -1),
+    "frexp": lambda l: list(l.frexp(l.tensor([8.0, -0.75, 0.0, 3.0]))),
+    "isin": lambda l: [l.isin(l.tensor(INTS), l.tensor([5, 9, 27])), l.isin(l.tensor(INTS), l.tensor([5, 9]), invert=True)],
+    "where_scalars": lambda l: [l.where(l.tensor(A) > 0, 1.0, 0.0), l.where(l.tensor(A) > 0, 1, 0)],
+    "numpy_scalar_operand": lambda l: [l.tensor(A, dtype=l.float32) * np.float64(2.5), l.tensor(INTS) + np.float64(0.5)],
+    "median_nan": lambda l: [l.tensor(NANS).median(), l.tensor(NANS).nanmedian(), list(l.median(l.tensor(NANS), 1)),
+                             list(l.nanmedian(l.tensor(NANS), 1))],
+    "median_indices": lambda l: [list(l.median(l.tensor(A), 0)), list(l.kthvalue(l.tensor(A), 3, 1, True))],
+    "median_int": lambda l: [l.tensor(INTS).median(), list(l.tensor(INTS).median(0))],
+    "mode": lambda l: list(l.mode(l.tensor([[1, 2, 2, 3, 3], [5, 4, 4, 5, 1]]), 1)),
+    "cummax_ties": lambda l: list(l.cummax(l.tensor([1.0, 3.0, 3.0, 2.0, 3.0, 5.0]), 0)) + list(l.cummin(l.tensor([2, 1, 1, 4, 0, 0]), 0)),
+    "aminmax": lambda l: list(l.aminmax(l.tensor(A))) + list(l.aminmax(l.tensor(A), dim=1, keepdim=True)),
+    "count_nonzero": lambda l: [l.count_nonzero(l.tensor(INTS)), l.count_nonzero(l.tensor(INTS), dim=0)],
+    "nanmean_nansum": lambda l: [l.tensor(NANS).nanmean(), l.nanmean(l.tensor(NANS), 1, keepdim=True),
+                                 l.nansum(l.tensor(NANS)), l.nansum(l.tensor(INTS))],
+    "nanquantile": lambda l: [l.nanquantile(l.tensor(NANS), 0.5, dim=1), l.quantile(l.tensor(NANS), 0.5, dim=1),
+                              l.tensor(NANS).nanquantile(l.tensor([0.2, 0.9], dtype=l.float64))],
+    "quantile_interpolations": lambda l: [l.quantile(l.tensor(A), 0.4, dim=0, interpolation=m)
+                                          for m in ("linear", "lower", "higher", "midpoint", "nearest")],
+    "diff_bool": lambda l: l.diff(l.tensor([True, True, False, True])),
+    "dsplit": lambda l: list(l.dsplit(l.arange(16.0).reshape(2, 2, 4), [3, 6])),
+    "tensor_split_sections": lambda l: list(l.tensor_split(l.arange(7), 3)) + list(l.tensor_split(l.arange(7), [1, 6, 6, 2])),
+    "tril_triu_indices": lambda l: [l.tril_indices(3, 3), l.tril_indices(4, 3, -1), l.triu_indices(3, 4, 1)],
+    "searchsorted": lambda l: [l.searchsorted(l.tensor([1, 3, 5, 7, 9]), l.tensor([[3, 6, 9], [3, 6, 9]])),
+                               l.searchsorted(l.tensor([[1, 3, 5], [2, 4, 6]]), l.tensor([[3, 6], [1, 4]]), right=True),
+                               l.searchsorted(l.tensor([1.0, 2.0, 2.0, 4.0]), 2.0, side="right")],
+    "bucketize": lambda l: [l.bucketize(l.tensor([[3, 6, 9], [3, 6, 9]]), l.tensor([1, 3, 5, 7, 9])),
+                            l.bucketize(l.tensor([3, 6, 9]), l.tensor([1, 3, 5, 7, 9]), right=True, out_int32=True)],
+    "bincount": lambda l: [l.bincount(l.tensor([4, 3, 6, 3, 4])), l.bincount(l.tensor([1, 1, 0]), minlength=5),
+                           l.bincount(l.tensor([4, 3, 6, 3]), weights=l.tensor([0.5, 1.0, 0.25, 2.0]))],
+    "unravel_index": lambda l: list(l.unravel_index(l.tensor([4, 1, -1]), (2, 3))),
+    "logspace_range": lambda l: [l.logspace(-2, 2, 5), l.logspace(0, 3, 4, base=2.0, dtype=l.float64),
+                                 l.range(1, 4), l.range(1, 2, 0.25)],
+    "vander_default": lambda l: l.vander(l.tensor([1, 2, 3, 5])),
+    "combinations_replacement": lambda l: l.combinations(l.tensor([1, 2, 3]), 2, with_replacement=True),
+    "constants": lambda l: [l.pi, l.e, l.inf, str(l.nan)],
+    "finfo_iinfo": lambda l: [(i.bits, i.eps, i.max, i.min, i.tiny, i.resolution) for i in
+                              (l.finfo(l.float32), l.finfo(l.float64), l.finfo(l.float16), l.finfo())]
+                             + [(i.bits, i.max, i.min) for i in (l.iinfo(l.int8), l.iinfo(l.int64), l.iinfo(l.uint8))],
+    "in_place_twins": lambda l: [l.tensor(A).addcmul_(l.tensor(B), l.tensor(B)), l.tensor(A).lerp_(l.tensor(B), 0.5),
+                                 l.tensor(A).fmod_(2.0), l.tensor(A).rad2deg_(), l.tensor(A).hypot_(l.tensor(B))],
+}
+
+
+@pytest.mark.parametrize("name", NOT_DIFFERENTIABLE)
+def test_other_results_as_pytorch(name):
+    got, want = both(NOT_DIFFERENTIABLE[name])
+    _close(got, want)
+
+
+def test_reprs_as_pytorch():
+    for call in (lambda l: l.median(l.tensor(A), 1), lambda l: l.cummax(l.tensor(A[0]), 0),
+                 lambda l: l.aminmax(l.tensor(A)), lambda l: l.frexp(l.tensor([3.0])), lambda l: l.finfo(l.float32),
+                 lambda l: l.iinfo(l.int16), lambda l: l.kthvalue(l.tensor(A), 1)):
+        assert repr(call(gt)).replace("glasstorch.", "torch.") == repr(call(torch))
+
+
+ERRORS = [
+    lambda l: l.quantile(l.tensor(A), 1.5),
+    lambda l: l.quantile(l.tensor(INTS), 0.5),
+    lambda l: l.quantile(l.tensor(A), 0.5, interpolation="cubic"),
+    lambda l: l.kthvalue(l.tensor(A), 9, 1),
+    lambda l: l.median(l.tensor(A), 2),
+    lambda l: l.vsplit(l.arange(4.0), 2),
+    lambda l: l.hsplit(l.ones(3, 5), 2),
+    lambda l: l.rot90(l.ones(2, 2), 1, [0, 0]),
+    lambda l: l.trace(l.ones(2, 2, 2)),
+    lambda l: l.bincount(l.tensor([1, -1])),
+    lambda l: l.take(l.tensor(A), l.tensor([12])),
+    lambda l: l.unflatten(l.ones(2, 6), 1, (4, 2)),
+    lambda l: l.combinations(l.ones(2, 2)),
+    lambda l: l.gcd(l.tensor([1.5]), l.tensor([2.0])),
+    lambda l: l.frexp(l.tensor([1, 2])),
+    lambda l: l.inner(l.ones(2, 3), l.ones(2)),
+    lambda l: l.addcdiv(l.ones(2), l.tensor([1, 2]), l.tensor([3, 4])),
+    lambda l: l.finfo(l.int32),
+    lambda l: l.nanmean(l.tensor([1, 2])),
+    lambda l: l.searchsorted(l.tensor([1, 2]), l.tensor([1]), side="middle"),
+]
+
+
+def _key_phrase(outcome):
+    """The exception type and the message's first words (PyTorch appends details glasstorch may word differently)."""
+    return outcome if outcome == "no error" else (outcome[0], outcome[1][:38])
+
+
+@pytest.mark.parametrize("index", range(len(ERRORS)))
+def test_errors_as_pytorch(index):
+    call = ERRORS[index]
+    got, want = (outcomes([lambda lib=lib: call(lib)])[0] for lib in (gt, torch))
+    assert want != "no error"
+    assert _key_phrase(got) == _key_phrase(want)
