@@ -131,6 +131,42 @@ def test_inference_mode():
     same_in_both(program)
 
 
+
+def test_inference_tensors_refused_outside_inference_mode():
+    """What inference mode skips, and the errors that follow: no version counter (reading it, or an
+    in-place change outside the mode, is refused), no view tracking, no requires_grad later."""
+    def program(lib):
+        with lib.inference_mode():
+            a = lib.ones(4)
+            view = a[:2]
+            inside = [view._is_view(), view._base is None, view.is_inference()]
+            a.add_(1)  # in place inside the mode: allowed
+            normal = lib.ones(3)
+            normal.mul_(2)  # a normal tensor changed in inference mode: its counter moves
+            normal_view = normal[:1]
+            inside += [normal._version, normal_view._is_view(), normal_view.is_inference()]
+        outside = [a[:2].is_inference(), a[:2]._is_view(), (a * 2).is_inference(), a.clone().is_inference()]
+        w = lib.ones(4, requires_grad=True)
+        calls = [lambda: a._version, lambda: a.add_(1), lambda: a.zero_(), lambda: a.__setitem__(0, 5.),
+                 lambda: a[:2].mul_(2), lambda: setattr(a, "requires_grad", True), lambda: a.requires_grad_(),
+                 lambda: a.requires_grad_(False), lambda: (w * a).sum().backward(), lambda: (w + a).sum().backward(),
+                 lambda: (w * a.clone()).sum().backward()]
+        return inside, outside, outcomes(calls)
+
+    same_in_both(program)
+
+
+def test_no_grad_keeps_version_counters_and_views():
+    def program(lib):
+        with lib.no_grad():
+            a = lib.ones(4)
+            view = a[:2]
+            view.add_(1)
+        return [view._is_view(), view._base is a, a._version, a.is_inference()]
+
+    same_in_both(program)
+
+
 # --- anomaly mode ------------------------------------------------------------------------------------
 
 def test_anomaly_mode_names_the_forward_call():

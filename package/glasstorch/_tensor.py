@@ -200,6 +200,10 @@ class Tensor:
             )
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self._is_inference and not _InferenceMode.enabled:
+            from .autograd.graph import INFERENCE_REQUIRES_GRAD_MESSAGE
+
+            raise RuntimeError(INFERENCE_REQUIRES_GRAD_MESSAGE)
         self._requires_grad = builtins.bool(value)
 
     @property
@@ -261,6 +265,10 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._is_inference:
+            from .autograd.graph import INFERENCE_VERSION_MESSAGE
+
+            raise RuntimeError(INFERENCE_VERSION_MESSAGE)
         return self._version_counter[0]
 
     @property

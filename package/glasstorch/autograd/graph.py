@@ -51,7 +51,7 @@ class SavedTensor:
     """
 
     __slots__ = ("tensor", "data", "requires_grad", "version_counter", "saved_version", "is_output", "packed",
-                 "unpack_hook")
+                 "unpack_hook", "grad_fn", "grad_accumulator")
 
     def __init__(self, value: Any, is_output: bool = False) -> None:
         self.is_output = is_output
@@ -64,6 +64,11 @@ class SavedTensor:
         if _hooks_stack:  # saved_tensors_hooks is active: keep only what pack returns
             pack_hook, self.unpack_hook = _hooks_stack[-1]
             self.packed = pack_hook(value)
+            # and the tensor's place in the graph, which unpack's result is given back (as PyTorch's
+            # SavedVariable does), so that a double backward still reaches what made the tensor
+            self.grad_fn = None if is_output else value.grad_fn
+            self.grad_accumulator = (grad_accumulator(value) if self.grad_fn is None and value._requires_grad
+                                     and not is_output else None)
         self.tensor = None if is_output or self.unpack_hook else value
         self.data = None if self.unpack_hook else value._data
         # An output is saved by the Node that computes it, before that Node is attached to it: it
@@ -96,6 +101,13 @@ class SavedTensor:
             raise RuntimeError(self._modified_message(node))
         if self.is_output and self.requires_grad:
             return _wrap_output(value._data, node, self.version_counter)
+        if self.grad_fn is not None:
+            return _wrap_output(value._data, self.grad_fn, self.version_counter)
+        if self.grad_accumulator is not None:  # a leaf that requires grad: gradients reach that leaf
+            tensor = _wrap_output(value._data, None, self.version_counter)
+            tensor._requires_grad = True
+            tensor._grad_accumulator_ref = weakref.ref(self.grad_accumulator)
+            return tensor
         return value
 
     def release(self) -> None:
@@ -103,7 +115,7 @@ class SavedTensor:
         if self.version_counter is not None:
             self.tensor = self.data = None
             if self.unpack_hook is not None:
-                self.packed = None
+                self.packed = self.grad_fn = self.grad_accumulator = None
 
     def _modified_message(self, node: "Node") -> str:
         from ..dtypes import from_numpy_dtype
@@ -131,6 +143,14 @@ INFERENCE_MESSAGE = (
     "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
     "in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
 )
+# PyTorch's other two refusals of an inference tensor outside inference mode (VariableTypeManual.cpp,
+# TensorImpl.h): inference tensors have no version counter, so an in-place change could not be seen
+INFERENCE_INPLACE_MESSAGE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+INFERENCE_REQUIRES_GRAD_MESSAGE = "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+INFERENCE_VERSION_MESSAGE = "Inference tensors do not track version counter."
 
 
 class SavedTensorList(tuple):

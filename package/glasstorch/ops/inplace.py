@@ -26,10 +26,10 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import dtypes, storage
-from .._autograd_state import _GradMode
+from .._autograd_state import _GradMode, _InferenceMode
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
-from ..autograd.graph import Node
+from ..autograd.graph import INFERENCE_INPLACE_MESSAGE, Node
 from . import arithmetic, indexing, pointwise, shape
 from ._elementwise import data_of, shape_of
 from ._util import compute_requires_grad, reduce_grad_to, set_history
@@ -37,6 +37,8 @@ from ._util import compute_requires_grad, reduce_grad_to, set_history
 
 def check_inplace(tensor: Tensor) -> None:
     """PyTorch's errors for in-place changes that would corrupt the graph."""
+    if tensor._is_inference and not _InferenceMode.enabled:
+        raise RuntimeError(INFERENCE_INPLACE_MESSAGE)  # it has no version counter to count the change
     if not compute_requires_grad(tensor):
         return
     if tensor.grad_fn is None:
@@ -201,8 +203,8 @@ def _rebase_history(tensor: Tensor, grad_fn: Node) -> None:
 # --- the fast path of arithmetic in place (optimizers, accumulators) ------------------------
 def _ufunc_inplace(tensor: Tensor, ufunc: Any, other: Any, out_of_place: Callable, **kwargs: Any) -> Tensor:
     """``tensor = ufunc(tensor, other)`` straight into the tensor's memory when nothing is recorded."""
-    if compute_requires_grad(tensor, other):
-        return apply_inplace(tensor, out_of_place, other, **kwargs)
+    if compute_requires_grad(tensor, other) or tensor._is_inference:
+        return apply_inplace(tensor, out_of_place, other, **kwargs)  # (which checks, and records)
     if tensor._creation_meta is not None:
         handle_view_on_rebase(tensor, False)
     target = _writable_memory(tensor)

@@ -26,6 +26,9 @@ def view_of(input: Tensor, data: np.ndarray) -> Tensor:
     """A tensor sharing ``input``'s memory and version counter (PyTorch: a view)."""
     out = _wrap(data)
     out._version_counter = input._version_counter
+    if input._is_inference:  # a view of an inference tensor is one too, and is not tracked as a view
+        out._is_inference = True
+        return out
     out._base = input if input._base is None else input._base
     out._view_version = input._version_counter[0]  # its grad_fn describes the memory as it is now
     if input._creation_meta is not None:

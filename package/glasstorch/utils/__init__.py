@@ -40,3 +40,6 @@ def _error_pre_hook(grad_outputs: Any) -> None:
         "`torch.__future__.set_swap_module_params_on_conversion(True)` you should not change the device or dtype of "
         "the module (e.g. `m.cpu()` or `m.half()`) between running forward and backward. To resolve this, please "
         "only change the device/dtype before running forward (or after both forward and backward).")
+
+
+from . import checkpoint  # noqa: E402,F401  glasstorch.utils.checkpoint, as torch.utils.checkpoint
