@@ -512,3 +512,100 @@ def test_show_values_shortens_a_large_tensor_and_is_off_by_default():
     assert drawn.with_label("()\\ndata 45.")
     plain = Dot(draw_graph(big.sum(), params={"big": big}).source)
     assert plain.with_label("big\\n(2, 5)") and not any("\\ndata " in plain.label(i) for i in plain.nodes)
+
+
+# --- any scalar engine's values: the value protocol (_prev, _op), chapter 03 ----------------------
+
+class Scalar:
+    """A minimal scalar engine's value, as micrograd's and chapter 03's: data, grad, _prev, _op."""
+
+    def __init__(self, data, _prev=(), _op="", label=""):
+        self.data, self.grad = float(data), 0.0
+        self._prev, self._op, self.label = tuple(_prev), _op, label
+
+    def __add__(self, other):
+        return Scalar(self.data + other.data, (self, other), "+")
+
+    def __mul__(self, other):
+        return Scalar(self.data * other.data, (self, other), "*")
+
+
+def scalar_graph():
+    """L = (a * b + c) * f with a = 3, b = -2, c = 8, f = -4, as in chapter 03."""
+    a, b, c, f = Scalar(3.0), Scalar(-2.0), Scalar(8.0), Scalar(-4.0)
+    e = a * b
+    d = e + c
+    return a, b, c, f, e, d, d * f
+
+
+def test_values_are_drawn_as_values_and_operations_with_gradient_flow_edges():
+    a, b, c, f, e, d, L = scalar_graph()
+    names = {"a": a, "b": b, "c": c, "f": f, "e": e, "d": d, "L": L}
+    dot = Dot(draw_graph(L, params=names).source)
+    box = {name: dot.one(name) for name in names}
+    ops = {op: dot.with_label(op) for op in ("*", "+")}
+    assert len(ops["*"]) == 2 and len(ops["+"]) == 1 and len(dot.nodes) == 10
+    op_of = {name: dot.out(box[name]) for name in names}  # each computed value points at its operation
+    assert all(len(op_of[n]) == 1 for n in ("L", "d", "e")) and not any(op_of[n] for n in "abcf")
+    assert dot.label(op_of["L"][0]) == "*" and dot.out(op_of["L"][0]) == [box["d"], box["f"]]
+    assert dot.label(op_of["d"][0]) == "+" and dot.out(op_of["d"][0]) == [box["e"], box["c"]]
+    assert dot.label(op_of["e"][0]) == "*" and dot.out(op_of["e"][0]) == [box["a"], box["b"]]
+    assert len(dot.edges) == 9  # 3 value -> op, 6 op -> input: nothing else
+    assert dot.kind_of(box["L"]) == "output" and {dot.kind_of(box[n]) for n in "de"} == {"tensor"}
+    assert {dot.kind_of(box[n]) for n in "abcf"} == {"leaf"}
+    assert all(dot.kind_of(i) == "node" for i in ops["*"] + ops["+"])
+    assert sorted(dot.nodes, key=lambda i: int(i[1:])) == [f"n{i}" for i in range(10)] and box["L"] == "n0"
+    assert legend_samples(dot.source).keys() == {"output value", "operation", "computed value", "leaf value"}
+    assert repr(draw_graph(L)) == "<GraphPicture: graph of 7 values, 3 operations, 4 leaves>"
+
+
+def test_values_show_data_and_grad_and_their_labels():
+    a, b, c, f, e, d, L = scalar_graph()
+    a.label, e.label = "a", "e"
+    b.grad = -12.0
+    dot = Dot(draw_graph(L, params={"L": L, "b": b}, show_values=True, show_grads=True).source)
+    assert dot.with_label("L\\ndata -8.\\ngrad 0.") and dot.with_label("b\\ndata -2.\\ngrad -12.")
+    assert dot.with_label("a\\ndata 3.\\ngrad 0.") and dot.with_label("e\\ndata -6.\\ngrad 0.")  # their label
+    plain = Dot(draw_graph(L, legend=False).source)
+    assert plain.with_label("a") and not any("data" in plain.label(i) for i in plain.nodes)
+    assert len(plain.with_label("Scalar")) == 5  # nameless values: the class's name
+    c.grad = None  # an engine that keeps no gradient here
+    assert Dot(draw_graph(L, show_grads=True).source).with_label("grad None")
+
+
+def test_a_value_used_twice_gets_two_edges_and_the_picture_is_deterministic():
+    a = Scalar(3.0, label="a")
+    twice = a + a
+    dot = Dot(draw_graph(twice).source)
+    (op,) = dot.out("n0")  # the output a + a points at its operation
+    assert dot.label(op) == "+" and dot.out(op) == [dot.one("a"), dot.one("a")]  # as next_functions
+    assert draw_graph(scalar_graph()[-1]).source == draw_graph(scalar_graph()[-1]).source
+
+
+def test_a_long_chain_of_values_is_walked_without_recursion_and_collapsed():
+    x = Scalar(1.0, label="x")
+    y = x
+    for _ in range(5000):
+        y = y * Scalar(1.0001)
+    picture = draw_graph(y, max_nodes=10)
+    assert repr(picture) == "<GraphPicture: graph of 10001 values, 5000 operations, 5001 leaves, 10 drawn>"
+    dot = Dot(picture.source)
+    more = [i for i in dot.nodes if dot.label(i).startswith(style.MORE_MARK)]
+    assert len(more) == 1 and dot.label(more[0]) == f"{style.MORE_MARK} 9991 more values\\n(max_nodes=10)"
+
+
+def test_values_get_clear_errors_for_what_only_tensors_have():
+    a, b, c, f, e, d, L = scalar_graph()
+    for option in ("show_saved", "show_order", "show_attrs"):
+        with pytest.raises(ValueError, match=f"{option} needs glasstorch tensors"):
+            draw_graph(L, **{option: True})
+    with pytest.raises(TypeError, match="either tensors or values"):
+        draw_graph([L, glasstorch.tensor(1.0, requires_grad=True)])
+    with pytest.raises(TypeError, match=r"params\['w'\] must be a value"):
+        draw_graph(L, params={"w": glasstorch.tensor(1.0)})
+    with pytest.raises(ValueError, match="rankdir"):
+        draw_graph(L, rankdir="sideways")
+    with pytest.raises(TypeError, match="a tensor or a list of tensors"):
+        draw_graph(object())  # neither a tensor nor a value
+    two = Dot(draw_graph([L, e], params={"L": L, "e": e}, legend=False).source)
+    assert {two.kind_of(two.one("L")), two.kind_of(two.one("e"))} == {"output"}

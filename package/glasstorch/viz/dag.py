@@ -17,6 +17,10 @@ What it adds, for a course:
 * **Deterministic DOT**: boxes are named n0, n1, ... in the order the graph is walked, never by
   ``id()``, so the same graph gives the same text on every run, and a notebook can be checked by
   comparing it. ``max_nodes`` keeps big graphs readable by collapsing the rest into one box.
+* **Any scalar engine's values**, not only glasstorch tensors: an object that names its inputs and
+  its operation the way micrograd's ``Value`` does (``_prev`` and ``_op``, the *value protocol*
+  below) is drawn as micrograd draws it, one box per value and one per operation, with the edges
+  following the gradient as in the rest of the course. Chapter 03 draws its own ``Value`` so.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ from collections import deque
 from typing import Any, Iterable, Mapping, Sequence
 
 import graphviz
+import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.engine import execution_order
@@ -72,7 +77,19 @@ def draw_graph(
                  a wide, shallow graph (many leaves) reads better left to right.
     max_nodes    draw at most this many Nodes (those nearest the output); the rest become one
                  "… N more nodes" box.
+
+    ``roots`` may also be values of a scalar autograd engine (micrograd's ``Value``, chapter 03's):
+    any object that follows the value protocol (``is_value``): ``_prev``, the values it was computed
+    from (empty for a leaf), and ``_op``, the name of the operation that made it ("" for a leaf);
+    ``data`` and ``grad`` are shown by show_values and show_grads, and a ``label`` string names the
+    value when ``params`` does not. Such a graph has no saved tensors, hooks or engine order, so
+    show_saved, show_order and show_attrs are refused for it. Keep ``_prev`` a tuple (micrograd
+    keeps a set, whose order changes from run to run) for a DOT text that is the same every run.
     """
+    if _are_values(roots):
+        return _draw_values(roots, params, show_saved=show_saved, show_order=show_order, show_attrs=show_attrs,
+                            show_values=show_values, show_grads=show_grads, legend=legend, title=title,
+                            rankdir=rankdir, max_nodes=max_nodes)
     outputs = _as_tensors(roots)
     params = dict(params) if params is not None else {}  # also takes pairs: model.named_parameters()
     names = _names_by_id(params)
@@ -120,7 +137,8 @@ def _as_tensors(roots: Any) -> list[Tensor]:
     """The outputs to draw, each once, in the order given."""
     tensors = [roots] if isinstance(roots, Tensor) else list(roots) if isinstance(roots, (list, tuple)) else None
     if tensors is None or not all(isinstance(t, Tensor) for t in tensors):
-        raise TypeError(f"draw_graph expects a tensor or a list of tensors, got {type(roots).__name__}")
+        raise TypeError(f"draw_graph expects a tensor or a list of tensors (or values with _prev and _op), "
+                        f"got {type(roots).__name__}")
     return list({id(t): t for t in tensors}.values())
 
 
@@ -365,3 +383,123 @@ class _Drawer:
         """The title, and a legend of the kinds drawn (the "… more" box explains itself)."""
         kinds = [(kind, style.LEGEND_TEXT[kind]) for kind in style.LEGEND_TEXT if kind in self.kinds] if legend else []
         self.dot.graph_attr.update(style.graph_label(self.title, kinds, "arrows: gradient flow"))
+
+
+# --- graphs of scalar values: the value protocol (micrograd's Value, chapter 03's) ------------
+
+VALUE_LEGEND_TEXT = {"output": "output value", "node": "operation", "tensor": "computed value",
+                     "leaf": "leaf value"}
+
+
+def is_value(obj: Any) -> bool:
+    """Does ``obj`` follow the value protocol: ``_prev`` (the values it was computed from) and
+    ``_op`` (the name of the operation that made it)? micrograd's ``Value`` does, as chapter 03's."""
+    return not isinstance(obj, Tensor) and hasattr(obj, "_prev") and hasattr(obj, "_op")
+
+
+def _are_values(roots: Any) -> bool:
+    """Are the roots values (one, or a non-empty list of them)? A mix with tensors is an error."""
+    items = list(roots) if isinstance(roots, (list, tuple)) else [roots]
+    values = [is_value(item) for item in items]
+    if any(values) and not all(values):
+        raise TypeError("draw_graph draws either tensors or values (objects with _prev and _op), not both at once")
+    return bool(items) and all(values)
+
+
+def _value_inputs(value: Any) -> list:
+    """The values ``value`` was computed from, in their order (each as often as it was used)."""
+    return list(value._prev or ())
+
+
+def _walk_values(roots: Sequence[Any]) -> list:
+    """Every value reachable from the roots through ``_prev``, each once, breadth first (a loop:
+    a chain of thousands of operations is no problem). Kept by ``id``: a value class may define
+    ``__eq__`` and ``__hash__`` as arithmetic, or not at all."""
+    seen = {id(root): root for root in roots}
+    queue = deque(seen.values())
+    while queue:
+        for value in _value_inputs(queue.popleft()):
+            if id(value) not in seen:
+                seen[id(value)] = value
+                queue.append(value)
+    return list(seen.values())
+
+
+def _scalar_text(number: Any) -> str:
+    """A value's data or grad, short: a number as the tensor boxes write one, else its str()."""
+    try:
+        return _numbers(np.asarray(number))
+    except (TypeError, ValueError):
+        text = str(number)
+        return text if len(text) <= 20 else text[:19] + "…"
+
+
+def _draw_values(roots: Any, params: Mapping[str, Any] | None, *, show_saved: bool, show_order: bool,
+                 show_attrs: bool, show_values: bool, show_grads: bool, legend: bool, title: str | None,
+                 rankdir: str, max_nodes: int) -> GraphPicture:
+    """``draw_graph`` for values: one box per value, one per operation (micrograd's picture),
+    edges from each value to its operation and on to the operation's inputs (gradient flow)."""
+    for option, asked in (("show_saved", show_saved), ("show_order", show_order), ("show_attrs", show_attrs)):
+        if asked:
+            raise ValueError(f"{option} needs glasstorch tensors: a graph of values has no Nodes with saved "
+                             "tensors, attributes or an engine order")
+    if rankdir not in RANKDIRS:
+        raise ValueError(f"rankdir must be one of {', '.join(RANKDIRS)}, got {rankdir!r}")
+    if not isinstance(max_nodes, int) or max_nodes < 1:
+        raise ValueError(f"max_nodes must be a positive integer, got {max_nodes!r}")
+    outputs = list({id(v): v for v in (roots if isinstance(roots, (list, tuple)) else [roots])}.values())
+    names = {}
+    for name, value in (dict(params) if params is not None else {}).items():
+        if not is_value(value):
+            raise TypeError(f"params[{name!r}] must be a value (an object with _prev and _op) when "
+                            f"drawing values, got {type(value).__name__}")
+        names[id(value)] = str(name)
+
+    every_value = _walk_values(outputs)
+    drawn = every_value[:max_nodes]
+    drawer = _Drawer(names, title=title, rankdir=rankdir, show_hooks=False, show_saved=False, show_attrs=False,
+                     max_attr_chars=50, order={}, show_values=show_values, show_grads=show_grads)
+    drawn_ids = {id(v) for v in drawn}
+    output_ids = {id(v) for v in outputs}
+    for value in drawn:
+        kind = "output" if id(value) in output_ids else "tensor" if _value_inputs(value) else "leaf"
+        drawer.box(drawer.id_of(value), _value_label(value, names, show_values, show_grads), kind)
+        inputs = _value_inputs(value)
+        if not inputs:
+            continue
+        op_id = drawer.new_id()
+        drawer.box(op_id, str(value._op) or "op", "node")
+        drawer.dot.edge(drawer.id_of(value), op_id)
+        to_more = False
+        for argument in inputs:  # a value used twice (a + a) gets two edges, as next_functions has
+            if id(argument) in drawn_ids:
+                drawer.dot.edge(op_id, drawer.id_of(argument))
+            elif not to_more:
+                drawer.dot.edge(op_id, drawer.more_id())
+                to_more = True
+    hidden = len(every_value) - len(drawn)
+    if hidden:
+        label = f"{style.MORE_MARK} {_count(hidden, 'more value')}\\n(max_nodes={len(drawn)})"
+        drawer.box(drawer.more_id(), label, "more")
+    kinds = [(kind, text) for kind, text in VALUE_LEGEND_TEXT.items() if kind in drawer.kinds] if legend else []
+    drawer.dot.graph_attr.update(style.graph_label(title, kinds, "arrows: gradient flow"))
+
+    operations = sum(1 for v in every_value if _value_inputs(v))
+    leaves = len(every_value) - operations
+    summary = (f"graph of {_count(len(every_value), 'value')}, {_count(operations, 'operation')}, "
+               f"{_count(leaves, 'leaf', 'leaves')}")
+    if hidden:
+        summary += f", {len(drawn)} drawn"
+    return GraphPicture(drawer.dot, summary)
+
+
+def _value_label(value: Any, names: Mapping[int, str], show_values: bool, show_grads: bool) -> str:
+    """A value's box: its name (``params``, else its ``label``), then data and grad on request."""
+    label = getattr(value, "label", "")
+    lines = [names.get(id(value)) or (label if isinstance(label, str) else "")]
+    if show_values:
+        lines.append(f"data {_scalar_text(getattr(value, 'data', None))}")
+    if show_grads:
+        grad = getattr(value, "grad", None)
+        lines.append("grad None" if grad is None else f"grad {_scalar_text(grad)}")
+    return _join(lines) or type(value).__name__
