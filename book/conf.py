@@ -25,14 +25,24 @@ extensions = [
     "glasstorch_book.notebook_links",  # ../exercises/NN_x.ipynb links -> the book's exercise pages
     "glasstorch_book.run_notes",       # "Run this chapter" / "Work on this exercise" under each title
     "glasstorch_book.source_pages",    # a page per package file; show_source headers link to it
+    "glasstorch_book.editions",        # a link on every page to its twin in the other language
     "glasstorch_book.pictures",        # output pictures open at full size when clicked
 ]
 
 # Math as JupyterLab writes it: $...$, $$...$$ and bare \begin{align} blocks.
 myst_enable_extensions = ["dollarmath", "amsmath"]
 
+# Two editions from one source (issue 18): English, and Chinese from the gettext catalogs in
+# book/locales/zh_CN/LC_MESSAGES/, one per page (`make catalogs` extracts and updates them;
+# `make book` builds the Chinese edition into _build/html/zh_CN with -D language=zh_CN).
+language = "en"
+locale_dirs = ["locales/"]
+gettext_compact = False   # a catalog per page, named after it: 04_computational_graph.po
+gettext_location = False  # no "#: file:line" comments: they would change with every edit above
+gettext_uuid = False
+
 root_doc = "index"
-exclude_patterns = ["_build", "_ext", "**.ipynb_checkpoints", "exercises", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_ext", "locales", "**.ipynb_checkpoints", "exercises", "Thumbs.db", ".DS_Store"]
 
 # Every chapter is executed afresh during the build, so the book shows what the code does today.
 nb_execution_mode = "force"

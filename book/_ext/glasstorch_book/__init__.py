@@ -5,5 +5,6 @@
 - ``notebook_links``: chapter <-> exercises links, from JupyterLab's paths to the book's pages;
 - ``run_notes``: the "Run this chapter" / "Work on this exercise" note at the top of those pages;
 - ``source_pages``: a highlighted page per package file, and links to it from ``show_source``;
+- ``editions``: the link from each page to the same page in the other language;
 - ``pictures``: output pictures link to their own file, to see them at full size.
 """
