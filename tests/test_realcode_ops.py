@@ -360,3 +360,17 @@ def test_polynomial_fit_follows_pytorch_for_2000_steps(name):
     assert got[0] == pytest.approx(want[0], rel=5e-5)
     np.testing.assert_allclose(got[1], want[1], atol=2e-6)
     assert got[2] == pytest.approx(want[2], abs=2e-6)
+
+
+@pytest.mark.parametrize("lib", [gt, torch], ids=["glasstorch", "torch"])
+def test_random_sampler_seeds_its_generator_as_pytorchs(lib):
+    # PyTorch's RandomSampler: seed = empty((), dtype=int64).random_() from the default generator,
+    # then randperm(n) from a generator with that seed
+    from importlib import import_module
+
+    data = import_module(lib.__name__ + ".utils.data")
+    lib.manual_seed(5)
+    order = list(data.RandomSampler(range(10)))
+    lib.manual_seed(5)
+    seed = int(lib.empty((), dtype=lib.int64).random_().item())
+    assert order == lib.randperm(10, generator=lib.Generator().manual_seed(seed)).tolist()

@@ -14,7 +14,9 @@ from __future__ import annotations
 import itertools
 from typing import Generic, Iterable, Iterator, Sized, TypeVar
 
-from ...random import Generator, default_generator
+from ..._creation import empty
+from ...dtypes import int64
+from ...random import Generator
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -65,8 +67,8 @@ class RandomSampler(Sampler[int]):
     def __iter__(self) -> Iterator[int]:
         n = len(self.data_source)
         generator = self.generator
-        if generator is None:  # a private generator, seeded from the default one
-            seed = int(default_generator.integers(0, 2**63 - 1, ()))
+        if generator is None:  # a private generator, seeded from the default one as PyTorch seeds it
+            seed = int(empty((), dtype=int64).random_().item())
             generator = Generator().manual_seed(seed)
         if self.replacement:
             yield from generator.integers(0, n, (self.num_samples,)).tolist()
