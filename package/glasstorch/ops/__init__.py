@@ -43,6 +43,9 @@ from .shape_more import (bincount, block_diag, broadcast_to, bucketize, cartesia
                          diag_embed, diagflat, dsplit, hsplit, inner, kron, logspace, range_ as range, ravel, rot90,
                          searchsorted, take, tensor_split, trace, tril_indices, triu_indices, unflatten, unravel_index,
                          vander, vsplit)
+from .indexing_more import (as_strided_scatter, diagonal_scatter, index_copy, index_fill, masked_scatter, put,
+                            select_scatter, slice_scatter)
+from .linalg_more import addbmm, addmv, addr, cdist, chain_matmul, cumulative_trapezoid, logdet, trapezoid, trapz
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp
