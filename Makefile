@@ -54,12 +54,13 @@ setup:
 	@$(SETUP) course
 
 # BOOK_LANG=zh_CN: the Chinese notebooks, made in zh_CN/ from the English ones and the catalogs
-# (tools/translate_notebooks.py; your exercise notebooks there are never overwritten).
+# (tools/translate_notebooks.py; your exercise notebooks there are never overwritten), and the
+# checks speaking Chinese (GLASSTORCH_LANG, glasstorch/course/i18n.py).
 ifeq ($(BOOK_LANG),zh_CN)
 lab:
 	@$(SETUP) course book
 	$(BIN)/python tools/translate_notebooks.py
-	$(BIN)/jupyter lab --notebook-dir=. --LabApp.default_url=/lab/tree/zh_CN/book $(ALLOW_ROOT) $(LAB_ARGS)
+	GLASSTORCH_LANG=zh_CN $(BIN)/jupyter lab --notebook-dir=. --LabApp.default_url=/lab/tree/zh_CN/book $(ALLOW_ROOT) $(LAB_ARGS)
 else
 lab:
 	@$(SETUP) course

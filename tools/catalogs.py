@@ -1,6 +1,7 @@
 """The Chinese edition's message catalogs: extract the book's prose, update the .po files, report.
 
-    python tools/catalogs.py update    # after changing English prose: new messages, stale ones fuzzy
+    python tools/catalogs.py update    # after changing English prose or a check's message: the book's
+                                       # catalogs and the course's (glasstorch/course/locales)
     python tools/catalogs.py check     # what is untranslated, fuzzy or out of date (exit 1 if any)
     make catalogs                      # the same as update
 
@@ -17,13 +18,16 @@ import sys
 import tempfile
 from pathlib import Path
 
-from babel.messages.pofile import read_po
+from babel.messages.catalog import Catalog
+from babel.messages.pofile import read_po, write_po
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
 LANGUAGE = "zh_CN"
 LOCALES = BOOK / "locales"
 CATALOGS = LOCALES / LANGUAGE / "LC_MESSAGES"
+COURSE = ROOT / "package" / "glasstorch" / "course"
+COURSE_CATALOG = COURSE / "locales" / LANGUAGE / "LC_MESSAGES" / "course.po"
 
 
 def extract(pot_dir: Path) -> None:
@@ -57,6 +61,48 @@ def update() -> None:
             print(f"removed {po.relative_to(ROOT)}: its page is gone")
 
 
+def course_messages() -> list[str]:
+    """What the checks and the grader say: every ``_("...")`` in glasstorch/course, and each
+    exercise's title, hint, case names and case hints (for two seeds: some names carry shapes)."""
+    import ast
+
+    sys.path.insert(0, str(ROOT / "package"))
+    from glasstorch.course.checking import REGISTRY, get_exercise
+
+    found: list[str] = []
+    for path in sorted(COURSE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_"
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+                found.append(node.args[0].value)
+    get_exercise("01.infer")  # registers every chapter's exercises
+    for ex in REGISTRY.values():
+        found += [ex.title, ex.hint]
+        for seed in (0, 1):
+            for case in ex.make_cases(seed):
+                found += [case.name, case.hint]
+    return list(dict.fromkeys(m for m in found if m))
+
+
+def update_course() -> None:
+    """The course's catalog: new messages added, changed ones fuzzy, translations kept."""
+    template = Catalog(project="glasstorch", fuzzy=False)
+    for message in course_messages():
+        template.add(message)
+    if COURSE_CATALOG.exists():
+        with COURSE_CATALOG.open("rb") as file:
+            catalog = read_po(file, locale=LANGUAGE)
+        catalog.update(template)
+    else:
+        catalog = Catalog(locale=LANGUAGE, project="glasstorch", fuzzy=False)
+        for message in template:
+            if message.id:
+                catalog.add(message.id)
+    COURSE_CATALOG.parent.mkdir(parents=True, exist_ok=True)
+    with COURSE_CATALOG.open("wb") as file:
+        write_po(file, catalog, width=100, omit_header=False, ignore_obsolete=True, include_lineno=False)
+
+
 def problems(pot_dir: Path) -> list[str]:
     """Pages whose catalog is missing or out of date, and messages untranslated or fuzzy."""
     found = []
@@ -79,15 +125,26 @@ def problems(pot_dir: Path) -> list[str]:
     return found
 
 
+def course_problems() -> list[str]:
+    if not COURSE_CATALOG.exists():
+        return ["course: no catalog (run make catalogs)"]
+    have = messages(COURSE_CATALOG)
+    found = [f"course: not in the catalog (run make catalogs): {m[:80]!r}" for m in course_messages() if m not in have]
+    found += [f"course: {'fuzzy' if fuzzy else 'untranslated'}: {m[:80]!r}"
+              for m, (string, fuzzy) in have.items() if fuzzy or not string]
+    return found
+
+
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "check"
     if command == "update":
         update()
+        update_course()
         return 0
     if command == "check":
         with tempfile.TemporaryDirectory() as tmp:
             extract(Path(tmp))
-            found = problems(Path(tmp))
+            found = problems(Path(tmp)) + course_problems()
         print("\n".join(found) if found else "every message translated, every catalog up to date")
         return 1 if found else 0
     print(__doc__, file=sys.stderr)

@@ -24,6 +24,7 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from .comparison import first_difference
+from .i18n import _
 from .observation import Raised, to_plain
 
 NOTEBOOK_SEED = 0  # the cases a learner sees; the grader draws its own
@@ -144,29 +145,32 @@ class CheckResult:
         """One line: the status and, for a failure, the first failing case."""
         if self.status == FAILED:
             first = next(case for case in self.cases if not case.passed)
-            return f"{self.cases_passed}/{len(self.cases)} cases; case '{first.name}': {first.message.splitlines()[0]}"
+            return _("{passed}/{total} cases; case '{case}': {message}").format(
+                passed=self.cases_passed, total=len(self.cases), case=_(first.name),
+                message=first.message.splitlines()[0])
         if self.status == NOT_WRITTEN:
-            return f"`{self.exercise.entry}` still raises NotImplementedError"
-        return self.detail or f"{self.cases_passed}/{len(self.cases)} cases"
+            return _("`{entry}` still raises NotImplementedError").format(entry=self.exercise.entry)
+        return self.detail or _("{passed}/{total} cases").format(passed=self.cases_passed, total=len(self.cases))
 
     def __str__(self) -> str:
         ex = self.exercise
-        head = f"{ex.id} — {ex.title}"
+        head = f"{ex.id} — {_(ex.title)}"
         if self.status == PASSED:
-            return f"✔ {head}: all {len(self.cases)} cases pass."
+            return "✔ " + _("{head}: all {total} cases pass.").format(head=head, total=len(self.cases))
         if self.status == NOT_WRITTEN:
-            return (f"… {head}: not written yet. Replace the `raise NotImplementedError` in "
-                    f"`{ex.entry}` with your code, run its cell, then this one.")
+            return "… " + _("{head}: not written yet. Replace the `raise NotImplementedError` in `{entry}` with "
+                            "your code, run its cell, then this one.").format(head=head, entry=ex.entry)
         if self.status in (MISSING, TIMED_OUT):
             return f"✘ {head}: {self.detail}"
         failing = [case for case in self.cases if not case.passed]
         first = failing[0]
-        lines = [f"✘ {head}: {self.cases_passed} of {len(self.cases)} cases pass.",
-                 f"  Case '{first.name}' fails:",
+        lines = ["✘ " + _("{head}: {passed} of {total} cases pass.").format(
+                     head=head, passed=self.cases_passed, total=len(self.cases)),
+                 "  " + _("Case '{case}' fails:").format(case=_(first.name)),
                  "    " + first.message.replace("\n", "\n    ")]
         if len(failing) > 1:
-            lines.append("  Also failing: " + ", ".join(f"'{case.name}'" for case in failing[1:]))
-        lines.append(f"  Hint: {first.hint or ex.hint}")
+            lines.append("  " + _("Also failing: {cases}").format(cases=", ".join(f"'{_(case.name)}'" for case in failing[1:])))
+        lines.append("  " + _("Hint: {hint}").format(hint=_(first.hint or ex.hint)))
         return "\n".join(lines)
 
 
@@ -177,7 +181,7 @@ def judge(ex: Exercise, cases: Sequence[Case], observed: Sequence[Any],
     if expected is None:
         expected = [ex.observe_case(ex.reference, case) for case in cases]
     if not observed:
-        return CheckResult(ex, MISSING, detail="the implementation was never tried on a case")
+        return CheckResult(ex, MISSING, detail=_("the implementation was never tried on a case"))
     results = []
     for case, got, want in zip(cases, observed, expected):
         if isinstance(got, Raised) and got.type_name == "NotImplementedError" and not isinstance(want, Raised):
@@ -185,7 +189,7 @@ def judge(ex: Exercise, cases: Sequence[Case], observed: Sequence[Any],
         message = first_difference(want, got, rtol=ex.rtol, atol=ex.atol)
         results.append(CaseResult(case.name, message is None, message, case.hint))
     # cases the implementation never got to (its run stopped early) fail: nothing shows they pass
-    results += [CaseResult(case.name, False, "not tried: the run stopped before this case")
+    results += [CaseResult(case.name, False, _("not tried: the run stopped before this case"))
                 for case in cases[len(observed):]]
     return CheckResult(ex, PASSED if all(r.passed for r in results) else FAILED, results)
 
@@ -194,7 +198,8 @@ def run_check(exercise_id: str, impl: Callable[..., Any], seed: int = NOTEBOOK_S
     """Check ``impl`` against exercise ``exercise_id`` and return the verdict."""
     ex = get_exercise(exercise_id)
     if not callable(impl):
-        return CheckResult(ex, MISSING, detail=f"expected a function (`{ex.entry}`), got {type(impl).__name__}")
+        return CheckResult(ex, MISSING, detail=_("expected a function (`{entry}`), got {got}").format(
+            entry=ex.entry, got=type(impl).__name__))
     cases = ex.make_cases(seed)
     return judge(ex, cases, [ex.observe_case(impl, case) for case in cases])
 
@@ -204,7 +209,7 @@ def check(exercise_id: str, impl: Callable[..., Any]) -> None:
     from .grade_kernel import grading
 
     if grading():  # the grader judges with its own cases, in its own process: save the time
-        print(f"{exercise_id}: checked by the grader")
+        print(_("{exercise}: checked by the grader").format(exercise=exercise_id))
         return
     print(run_check(exercise_id, impl))
 

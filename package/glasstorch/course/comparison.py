@@ -6,17 +6,18 @@ from typing import Any
 
 import numpy as np
 
+from .i18n import _
 from .observation import Opaque, Raised
 
 
 def first_difference(expected: Any, got: Any, *, rtol: float, atol: float, where: str = "") -> str | None:
     """``None`` when ``got`` matches ``expected``; otherwise one sentence describing the first
     difference found (depth first, in order)."""
-    at = f"at {where}: " if where else ""
+    at = _at(where)
     if isinstance(expected, Raised):
         return _compare_raised(expected, got, at)
     if isinstance(got, Raised):
-        return f"{at}expected {_describe(expected)}, but it raised {got}"
+        return at + _("expected {expected}, but it raised {error}").format(expected=_describe(expected), error=got)
     if isinstance(expected, np.ndarray):
         return _compare_arrays(expected, got, at, rtol=rtol, atol=atol)
     if isinstance(expected, dict):
@@ -27,7 +28,12 @@ def first_difference(expected: Any, got: Any, *, rtol: float, atol: float, where
         return _compare_floats(expected, got, at, rtol=rtol, atol=atol)
     if _same_plain(expected, got):
         return None
-    return f"{at}expected {_describe(expected)}, got {_describe(got)}"
+    return at + _("expected {expected}, got {got}").format(expected=_describe(expected), got=_describe(got))
+
+
+def _at(where: str) -> str:
+    """Where in the observation: "at grad_a: "."""
+    return _("at {where}: ").format(where=where) if where else ""
 
 
 def _same_plain(expected: Any, got: Any) -> bool:
@@ -44,9 +50,11 @@ def _same_plain(expected: Any, got: Any) -> bool:
 
 def _compare_raised(expected: Raised, got: Any, at: str) -> str | None:
     if not isinstance(got, Raised):
-        return f"{at}expected it to raise {expected.type_name} ({expected.message}), got {_describe(got)}"
+        return at + _("expected it to raise {error}, got {got}").format(
+            error=f"{expected.type_name} ({expected.message})", got=_describe(got))
     if got.type_name != expected.type_name:
-        return f"{at}expected {expected.type_name} ({expected.message}), but it raised {got}"
+        return at + _("expected {expected}, but it raised {error}").format(
+            expected=f"{expected.type_name} ({expected.message})", error=got)
     return None
 
 
@@ -54,10 +62,10 @@ def _compare_floats(expected: float, got: Any, at: str, *, rtol: float, atol: fl
     if isinstance(got, np.ndarray) and got.ndim == 0:
         got = got.item()
     if isinstance(got, bool) or not isinstance(got, (int, float)):
-        return f"{at}expected the number {expected!r}, got {_describe(got)}"
+        return at + _("expected the number {expected}, got {got}").format(expected=repr(expected), got=_describe(got))
     if np.isclose(got, expected, rtol=rtol, atol=atol, equal_nan=True):
         return None
-    return f"{at}expected {expected:.6g}, got {got:.6g}"
+    return at + _("expected {expected}, got {got}").format(expected=f"{expected:.6g}", got=f"{got:.6g}")
 
 
 def _compare_arrays(expected: np.ndarray, got: Any, at: str, *, rtol: float, atol: float) -> str | None:
@@ -65,38 +73,43 @@ def _compare_arrays(expected: np.ndarray, got: Any, at: str, *, rtol: float, ato
         try:
             values = np.asarray(got)
         except (TypeError, ValueError):  # ragged, or not numbers
-            return f"{at}expected an array of shape {expected.shape}, got a list that is not one: {_describe(got)}"
+            return at + _("expected an array of shape {shape}, got a list that is not one: {got}").format(
+                shape=expected.shape, got=_describe(got))
         if values.dtype != expected.dtype:
-            return f"{at}expected an array of dtype {expected.dtype}, got a list (of {values.dtype} values)"
+            return at + _("expected an array of dtype {dtype}, got a list (of {got} values)").format(
+                dtype=expected.dtype, got=values.dtype)
         got = values
     elif isinstance(got, (bool, int, float)):
         got = np.asarray(got)  # a number where an array was expected: judge the value
     elif not isinstance(got, np.ndarray):
-        return f"{at}expected an array of shape {expected.shape}, got {_describe(got)}"
+        return at + _("expected an array of shape {shape}, got {got}").format(shape=expected.shape, got=_describe(got))
     elif got.dtype != expected.dtype:
-        return f"{at}expected dtype {expected.dtype}, got dtype {got.dtype}"
+        return at + _("expected dtype {expected}, got dtype {got}").format(expected=expected.dtype, got=got.dtype)
     if got.shape != expected.shape:
-        return f"{at}expected shape {expected.shape}, got shape {got.shape}"
+        return at + _("expected shape {expected}, got shape {got}").format(expected=expected.shape, got=got.shape)
     if expected.dtype.kind in "fc":
         try:
             close = np.isclose(got.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=atol, equal_nan=True)
         except (TypeError, ValueError):
-            return f"{at}expected numbers, got an array of {got.dtype}"
+            return at + _("expected numbers, got an array of {dtype}").format(dtype=got.dtype)
     else:
         close = np.asarray(got == expected)
     if close.all():
         return None
     index = tuple(int(i) for i in np.argwhere(~close)[0])
-    spot = f" (first at index {index}: expected {expected[index].item()!r}, got {got[index].item()!r})" if index else ""
-    return f"{at}values differ{spot}\n    expected {_array_text(expected)}\n    got      {_array_text(got)}"
+    spot = _(" (first at index {index}: expected {expected}, got {got})").format(
+        index=index, expected=repr(expected[index].item()), got=repr(got[index].item())) if index else ""
+    return at + _("values differ{spot}").format(spot=spot) + "\n    " + _("expected") + f" {_array_text(expected)}" \
+        + "\n    " + _("got") + f"      {_array_text(got)}"
 
 
 def _compare_lists(expected: list, got: Any, where: str, *, rtol: float, atol: float) -> str | None:
-    at = f"at {where}: " if where else ""
+    at = _at(where)
     if not isinstance(got, list):
-        return f"{at}expected a sequence of {len(expected)}, got {_describe(got)}"
+        return at + _("expected a sequence of {count}, got {got}").format(count=len(expected), got=_describe(got))
     if len(got) != len(expected):
-        return f"{at}expected {len(expected)} items, got {len(got)}: {_describe(got)}"
+        return at + _("expected {count} items, got {got_count}: {got}").format(
+            count=len(expected), got_count=len(got), got=_describe(got))
     for i, (e, g) in enumerate(zip(expected, got)):
         found = first_difference(e, g, rtol=rtol, atol=atol, where=f"{where}[{i}]")
         if found:
@@ -105,16 +118,18 @@ def _compare_lists(expected: list, got: Any, where: str, *, rtol: float, atol: f
 
 
 def _compare_dicts(expected: dict, got: Any, where: str, *, rtol: float, atol: float) -> str | None:
-    at = f"at {where}: " if where else ""
+    at = _at(where)
     if not isinstance(got, dict):
-        return f"{at}expected a dict with keys {list(expected)}, got {_describe(got)}"
+        return at + _("expected a dict with keys {keys}, got {got}").format(keys=list(expected), got=_describe(got))
     missing = [k for k in expected if k not in got]
     unexpected = [k for k in got if k not in expected]
     if missing or unexpected:
-        parts = ([f"missing keys {missing}"] if missing else []) + ([f"unexpected keys {unexpected}"] if unexpected else [])
-        return f"{at}{' and '.join(parts)}"
+        parts = (([_("missing keys {keys}").format(keys=missing)] if missing else [])
+                 + ([_("unexpected keys {keys}").format(keys=unexpected)] if unexpected else []))
+        return at + _(" and ").join(parts)
     if list(got) != list(expected):
-        return f"{at}keys in the wrong order: expected {list(expected)}, got {list(got)}"
+        return at + _("keys in the wrong order: expected {expected}, got {got}").format(
+            expected=list(expected), got=list(got))
     for key in expected:
         found = first_difference(expected[key], got[key], rtol=rtol, atol=atol, where=f"{where}.{key}" if where else key)
         if found:
@@ -124,13 +139,14 @@ def _compare_dicts(expected: dict, got: Any, where: str, *, rtol: float, atol: f
 
 def _describe(value: Any) -> str:
     if isinstance(value, np.ndarray):
-        return f"an array of shape {value.shape} ({value.dtype}): {_array_text(value)}"
+        return _("an array of shape {shape} ({dtype}): {values}").format(
+            shape=value.shape, dtype=value.dtype, values=_array_text(value))
     if isinstance(value, Raised):
-        return f"an error ({value})"
+        return _("an error ({error})").format(error=value)
     if isinstance(value, Opaque):
         return value.text
     if isinstance(value, dict):
-        return f"a dict with keys {list(value)}"
+        return _("a dict with keys {keys}").format(keys=list(value))
     if isinstance(value, list):
         text = repr([_describe(v) if isinstance(v, (np.ndarray, Raised, Opaque)) else v for v in value])
         return text if len(text) < 200 else text[:197] + "..."
