@@ -24,20 +24,20 @@ Simplified:
 * PyTorch's ``max_pool*d`` is a ``boolean_dispatch`` between two functions; here one function with
   the same signature. Without ``return_indices`` (and without grad) PyTorch runs kernels that skip
   the indices; glasstorch always computes them, with the same values and errors.
-* ``batch_norm`` is composed of elementwise ops (PyTorch records one ``NativeBatchNormBackward0``),
-  with the same numbers.
 * ``embedding`` supports ``max_norm=None`` and ``sparse=False`` only (PyTorch can renormalise the
   looked-up rows in place, and return a sparse gradient).
 """
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import numpy as np
 
 from .. import ops
-from .._creation import empty, empty_like, from_numpy, ones_like, zeros
+from .. import dtypes
+from .._creation import empty, empty_like, from_numpy, ones, ones_like, zeros, zeros_like
 from .._tensor import Tensor
 from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
@@ -1123,3 +1123,201 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     if swap:
         dist_neg = ops.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
     return _apply_loss_reduction(_robust.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
+
+
+# --- attention --------------------------------------------------------------------------------
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(Q K^T * scale + mask) V over the last two dims, scale = 1/sqrt(E) by default. A bool
+    ``attn_mask`` says which places may be attended (False: -inf), a float one is added;
+    ``is_causal`` lets place i attend to places <= i only. (PyTorch's reference "math" version, as
+    its docstring writes it; PyTorch's CPU kernel computes the same in blocks.)"""
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
+    if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
+        raise RuntimeError("scaled_dot_product_attention: query, key and value must have at least 2 dimensions")
+    length, source_length = query.size(-2), key.size(-2)
+    scale_factor = 1 / math.sqrt(query.size(-1)) if scale is None else scale
+    if enable_gqa and query.dim() >= 3 and key.size(-3) != query.size(-3):
+        key = key.repeat_interleave(query.size(-3) // key.size(-3), -3)
+        value = value.repeat_interleave(query.size(-3) // value.size(-3), -3)
+    scores = query @ key.transpose(-2, -1) * scale_factor
+    if is_causal:
+        allowed = ops.tril(ones(length, source_length, dtype=dtypes.bool))
+        scores = scores.masked_fill(allowed.logical_not(), float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype is dtypes.bool:
+            scores = scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+        else:
+            scores = scores + attn_mask
+    weights = softmax(scores, dim=-1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, training=True)
+    return weights @ value
+
+
+def _canonical_mask(mask: Tensor | None, mask_name: str, other_type: Any, other_name: str, target_type: Any,
+                    check_other: bool = True) -> Tensor | None:
+    """A bool mask becomes a float one (True, "masked", gives -inf), as PyTorch's ``_canonical_mask``."""
+    if mask is None:
+        return None
+    if mask.dtype is not dtypes.bool and not mask.dtype.is_floating_point:
+        raise AssertionError(f"only bool and floating types of {mask_name} are supported")
+    if check_other and other_type is not None and mask.dtype is not other_type:
+        warnings.warn(f"Support for mismatched {mask_name} and {other_name} is deprecated. Use same type for both "
+                      "instead.", stacklevel=3)
+    if mask.dtype is dtypes.bool:
+        return zeros_like(mask, dtype=target_type).masked_fill(mask, float("-inf"))
+    return mask
+
+
+def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor | None) -> tuple:
+    """Q, K and V from one packed (3E, E) weight: one product when q, k and v are the same tensor
+    (self-attention), else one per input with its third of the weight."""
+    embed_dim = q.size(-1)
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b)
+            proj = proj.unflatten(-1, (3, embed_dim)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([embed_dim, embed_dim * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([embed_dim, embed_dim * 2])
+        kv_proj = linear(k, w_kv, b_kv)
+        kv_proj = kv_proj.unflatten(-1, (2, embed_dim)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return linear(q, w_q, b_q), kv_proj[0], kv_proj[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
+def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+                                 in_proj_weight: Tensor | None, in_proj_bias: Tensor | None,
+                                 bias_k: Tensor | None, bias_v: Tensor | None, add_zero_attn: bool, dropout_p: float,
+                                 out_proj_weight: Tensor, out_proj_bias: Tensor | None, training: bool = True,
+                                 key_padding_mask: Tensor | None = None, need_weights: bool = True,
+                                 attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False,
+                                 q_proj_weight: Tensor | None = None, k_proj_weight: Tensor | None = None,
+                                 v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+                                 static_v: Tensor | None = None, average_attn_weights: bool = True,
+                                 is_causal: bool = False) -> tuple:
+    """Multi-head attention on (L, N, E) inputs (or unbatched (L, E)), PyTorch's steps in order:
+    project Q, K, V; split E into ``num_heads`` heads of E / num_heads; attention per head (scores
+    scaled by 1/sqrt(head_dim), masks added, softmax, dropout); heads concatenated and projected by
+    ``out_proj``. Returns (output, weights), the weights averaged over the heads unless
+    ``average_attn_weights=False``, None unless ``need_weights``. Simplified: no ``static_k``/``static_v``."""
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("glasstorch: multi_head_attention_forward does not support static_k/static_v")
+    is_batched = query.dim() == 3
+    if query.dim() not in (2, 3):
+        raise AssertionError(f"query should be unbatched 2D or batched 3D tensor but received {query.dim()}-D "
+                             "query tensor")
+    if not is_batched:
+        query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
+        if key_padding_mask is not None:
+            key_padding_mask = key_padding_mask.unsqueeze(0)
+    tgt_len, bsz, embed_dim = query.shape
+    src_len = key.shape[0]
+    key_padding_mask = _canonical_mask(key_padding_mask, "key_padding_mask",
+                                       None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype)
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if is_causal and key_padding_mask is None and not need_weights:
+        attn_mask = None  # the causal mask is applied by scaled_dot_product_attention itself
+    else:
+        attn_mask = _canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if key_padding_mask is not None:
+            is_causal = False
+    if embed_dim != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {embed_dim}")
+    head_dim = embed_dim // num_heads
+    if head_dim * num_heads != embed_dim:
+        raise AssertionError(f"embed_dim {embed_dim} not divisible by num_heads {num_heads}")
+
+    if not use_separate_proj_weight:
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        b_q, b_k, b_v = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = linear(query, q_proj_weight, b_q), linear(key, k_proj_weight, b_k), linear(value, v_proj_weight, b_v)
+
+    if attn_mask is not None:
+        if attn_mask.dim() == 2:
+            if tuple(attn_mask.shape) != (tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(tgt_len, src_len)}.")
+            attn_mask = attn_mask.unsqueeze(0)
+        elif attn_mask.dim() == 3:
+            if tuple(attn_mask.shape) != (bsz * num_heads, tgt_len, src_len):
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should be "
+                                   f"{(bsz * num_heads, tgt_len, src_len)}.")
+        else:
+            raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
+
+    if bias_k is not None and bias_v is not None:
+        k = ops.cat([k, bias_k.repeat(1, bsz, 1)])
+        v = ops.cat([v, bias_v.repeat(1, bsz, 1)])
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+
+    # the heads: (L, N, E) -> (N * H, L, head_dim)
+    q = q.view(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+    k = k.view(k.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+    v = v.view(v.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+
+    if add_zero_attn:
+        zero_attn_shape = (bsz * num_heads, 1, head_dim)
+        k = ops.cat([k, zeros(zero_attn_shape, dtype=k.dtype)], dim=1)
+        v = ops.cat([v, zeros(zero_attn_shape, dtype=v.dtype)], dim=1)
+        if attn_mask is not None:
+            attn_mask = pad(attn_mask, (0, 1))
+        if key_padding_mask is not None:
+            key_padding_mask = pad(key_padding_mask, (0, 1))
+    src_len = k.size(1)
+
+    if key_padding_mask is not None:
+        if tuple(key_padding_mask.shape) != (bsz, src_len):
+            raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
+                                 f"{key_padding_mask.shape}")
+        key_padding_mask = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, num_heads, -1, -1).reshape(
+            bsz * num_heads, 1, src_len)
+        attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
+
+    if not training:
+        dropout_p = 0.0
+
+    if need_weights:
+        q_scaled = q * math.sqrt(1.0 / float(head_dim))
+        if attn_mask is not None:
+            attn_output_weights = ops.baddbmm(attn_mask, q_scaled, k.transpose(-2, -1))
+        else:
+            attn_output_weights = ops.bmm(q_scaled, k.transpose(-2, -1))
+        attn_output_weights = softmax(attn_output_weights, dim=-1)
+        if dropout_p > 0.0:
+            attn_output_weights = dropout(attn_output_weights, p=dropout_p)
+        attn_output = ops.bmm(attn_output_weights, v)
+        attn_output = attn_output.transpose(0, 1).contiguous().view(tgt_len * bsz, embed_dim)
+        attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+        attn_output = attn_output.view(tgt_len, bsz, attn_output.size(1))
+        attn_output_weights = attn_output_weights.view(bsz, num_heads, tgt_len, src_len)
+        if average_attn_weights:
+            attn_output_weights = attn_output_weights.mean(dim=1)
+        if not is_batched:
+            attn_output, attn_output_weights = attn_output.squeeze(1), attn_output_weights.squeeze(0)
+        return attn_output, attn_output_weights
+
+    if attn_mask is not None:
+        attn_mask = attn_mask.view(bsz, num_heads, -1, src_len) if attn_mask.size(0) != 1 or attn_mask.dim() != 3 \
+            else attn_mask.unsqueeze(0)
+    q = q.view(bsz, num_heads, tgt_len, head_dim)
+    k = k.view(bsz, num_heads, src_len, head_dim)
+    v = v.view(bsz, num_heads, src_len, head_dim)
+    attn_output = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
+    attn_output = attn_output.permute(2, 0, 1, 3).contiguous().view(bsz * tgt_len, embed_dim)
+    attn_output = linear(attn_output, out_proj_weight, out_proj_bias)
+    attn_output = attn_output.view(tgt_len, bsz, attn_output.size(1))
+    if not is_batched:
+        attn_output = attn_output.squeeze(1)
+    return attn_output, None

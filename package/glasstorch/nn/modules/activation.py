@@ -362,3 +362,107 @@ class Softmax2d(Module):
         if input.dim() not in (3, 4):
             raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
         return F.softmax(input, -3)
+
+
+class MultiheadAttention(Module):
+    """Attention from ``num_heads`` heads side by side (Vaswani et al., 2017): each head attends with
+    its own slice of the projected queries, keys and values, and ``out_proj`` mixes the heads'
+    outputs. One packed ``in_proj_weight`` (3E, E) projects Q, K and V when they have the same
+    size E; with ``kdim``/``vdim`` the three weights are separate (``q_proj_weight``, ...).
+    Inputs are (L, N, E), or (N, L, E) with ``batch_first``, or unbatched (L, E). The computing is
+    ``F.multi_head_attention_forward``. Simplified: PyTorch's fused inference fast path
+    (``torch._native_multi_head_attention``) is not taken; the same numbers come from the
+    ordinary path."""
+
+    __constants__ = ["batch_first"]
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device: Any = None, dtype: Any = None) -> None:
+        from .linear import NonDynamicallyQuantizableLinear
+
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads = num_heads
+        self.dropout = dropout
+        self.batch_first = batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != self.embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        if not self._qkv_same_embed_dim:
+            self.q_proj_weight = Parameter(empty((embed_dim, embed_dim), **factory_kwargs))
+            self.k_proj_weight = Parameter(empty((embed_dim, self.kdim), **factory_kwargs))
+            self.v_proj_weight = Parameter(empty((embed_dim, self.vdim), **factory_kwargs))
+            self.register_parameter("in_proj_weight", None)
+        else:
+            self.in_proj_weight = Parameter(empty((3 * embed_dim, embed_dim), **factory_kwargs))
+            self.register_parameter("q_proj_weight", None)
+            self.register_parameter("k_proj_weight", None)
+            self.register_parameter("v_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **factory_kwargs))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **factory_kwargs)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty((1, 1, embed_dim), **factory_kwargs))
+            self.bias_v = Parameter(empty((1, 1, embed_dim), **factory_kwargs))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        """Xavier-uniform projections, zero biases (after out_proj's own Linear initialisation, whose
+        draws PyTorch makes too), Xavier-normal bias_k/bias_v."""
+        if self._qkv_same_embed_dim:
+            _init.xavier_uniform_(self.in_proj_weight)
+        else:
+            _init.xavier_uniform_(self.q_proj_weight)
+            _init.xavier_uniform_(self.k_proj_weight)
+            _init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            _init.constant_(self.in_proj_bias, 0.0)
+            _init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            _init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            _init.xavier_normal_(self.bias_v)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+                need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple:
+        is_batched = query.dim() == 3
+        if self.batch_first and is_batched:
+            # (N, L, E) -> (L, N, E), keeping "the same tensor" where it was (self-attention's one product)
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        common = dict(training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+                      attn_mask=attn_mask, average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if not self._qkv_same_embed_dim:
+            attn_output, attn_output_weights = F.multi_head_attention_forward(
+                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+                use_separate_proj_weight=True, q_proj_weight=self.q_proj_weight, k_proj_weight=self.k_proj_weight,
+                v_proj_weight=self.v_proj_weight, **common)
+        else:
+            attn_output, attn_output_weights = F.multi_head_attention_forward(
+                query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+                self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+                **common)
+        if self.batch_first and is_batched:
+            return attn_output.transpose(1, 0), attn_output_weights
+        return attn_output, attn_output_weights

@@ -59,6 +59,10 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name: ``MultiheadAttention.out_proj``'s class in PyTorch, which keeps
+    PyTorch's quantization tools from swapping it for a dynamically quantized Linear."""
+
 
 class Bilinear(Module):
     """``y = x1ᵀ A x2 + b`` for each output feature, ``weight`` of shape (out, in1, in2)."""

@@ -1,0 +1,279 @@
+"""Attention and the Transformer layers real PyTorch code uses (issue 14): nn.MultiheadAttention,
+F.multi_head_attention_forward, F.scaled_dot_product_attention, nn.TransformerEncoderLayer /
+DecoderLayer / Encoder / Decoder / Transformer. Each compared with PyTorch 2.13 after copying the same
+parameters into both (outputs, attention weights, gradients, grad_fn names, state_dict keys, reprs,
+warnings, errors), and gradchecked in float64."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import glasstorch as gt
+from glasstorch.autograd import gradcheck
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip install torch==2.13.0)")
+
+
+def _values(seed: int, shape: tuple, scale: float = 1.0) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape) * scale
+
+
+def _same_parameters(module_gt, module_torch, dtype=np.float64) -> None:
+    """Give both modules the same (random, seeded) parameters, checking their names agree."""
+    names_gt = [name for name, _ in module_gt.named_parameters()]
+    names_torch = [name for name, _ in module_torch.named_parameters()]
+    assert names_gt == names_torch
+    for i, ((_, p_gt), (_, p_torch)) in enumerate(zip(module_gt.named_parameters(), module_torch.named_parameters())):
+        values = _values(100 + i, tuple(p_torch.shape), 0.4).astype(dtype)
+        with gt.no_grad():
+            p_gt.copy_(gt.tensor(values))
+        with torch.no_grad():
+            p_torch.copy_(torch.tensor(values))
+
+
+def _build(lib, cls_name, *args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return getattr(lib.nn, cls_name)(*args, **kwargs).double()
+
+
+MHA_CASES = {
+    "self": dict(options={}, call=dict(), cross=False),
+    "cross": dict(options={}, call=dict(), cross=True),
+    "kdim_vdim": dict(options=dict(kdim=5, vdim=3), call=dict(), cross=True),
+    "bias_kv_zero_attn": dict(options=dict(add_bias_kv=True, add_zero_attn=True), call=dict(), cross=False),
+    "no_bias": dict(options=dict(bias=False), call=dict(average_attn_weights=False), cross=False),
+    "masks": dict(options={}, call=dict(attn_mask="bool", key_padding_mask=True), cross=False),
+    "float_mask_no_weights": dict(options={}, call=dict(attn_mask="float", need_weights=False), cross=False),
+    "batch_first": dict(options=dict(batch_first=True), call=dict(key_padding_mask=True), cross=True),
+    "causal_no_weights": dict(options={}, call=dict(attn_mask="causal", is_causal=True, need_weights=False),
+                              cross=False),
+}
+
+
+def _mha_run(lib, case, unbatched=False):
+    spec = MHA_CASES[case]
+    module = _build(lib, "MultiheadAttention", 8, 2, **spec["options"])
+    length, source, batch = 4, 5 if spec["cross"] else 4, 3
+    batch_first = spec["options"].get("batch_first", False)
+    shape = (lambda n: (batch, n, 8) if batch_first else (n, batch, 8)) if not unbatched else (lambda n: (n, 8))
+    query = lib.tensor(_values(1, shape(length)), requires_grad=True)
+    if spec["cross"]:
+        kdim, vdim = spec["options"].get("kdim", 8), spec["options"].get("vdim", 8)
+        key = lib.tensor(_values(2, shape(source)[:-1] + (kdim,)), requires_grad=True)
+        value = key if kdim == vdim == 8 else lib.tensor(_values(3, shape(source)[:-1] + (vdim,)))
+    else:
+        key = value = query
+    call = dict(spec["call"])
+    if call.get("attn_mask") == "bool":
+        allowed = _values(4, (length, source)) > -0.5
+        allowed[:, 0] = True  # a row with every place masked would be all NaN, in both
+        call["attn_mask"] = lib.tensor(~allowed)
+    elif call.get("attn_mask") == "float":
+        call["attn_mask"] = lib.tensor(_values(5, (batch * 2, length, source)))
+    elif call.get("attn_mask") == "causal":
+        call["attn_mask"] = lib.nn.Transformer.generate_square_subsequent_mask(length, dtype=lib.float64)
+    if call.get("key_padding_mask"):
+        padding = np.zeros((batch, source), dtype=bool)
+        padding[1, -2:] = True
+        call["key_padding_mask"] = lib.tensor(padding[0] if unbatched else padding)
+    return module, query, key, value, call
+
+
+@pytest.mark.parametrize("case", list(MHA_CASES))
+def test_multihead_attention_as_pytorch(case):
+    results = []
+    for lib in (gt, torch):
+        module, query, key, value, call = _mha_run(lib, case)
+        results.append(module)
+    _same_parameters(*results)
+    outcomes = []
+    for lib, module in zip((gt, torch), results):
+        _, query, key, value, call = _mha_run(lib, case)
+        output, weights = module(query, key, value, **call)
+        (output * lib.tensor(_values(9, tuple(output.shape)))).sum().backward()
+        grads = [p.grad.numpy() for p in module.parameters()]
+        outcomes.append((output.detach().numpy(), None if weights is None else weights.detach().numpy(),
+                         query.grad.numpy(), grads, output.grad_fn.name(), repr(module)))
+    got, want = outcomes
+    np.testing.assert_allclose(got[0], want[0], atol=1e-10)
+    assert (got[1] is None) == (want[1] is None)
+    if got[1] is not None:
+        np.testing.assert_allclose(got[1], want[1], atol=1e-10)
+    np.testing.assert_allclose(got[2], want[2], atol=1e-10)
+    for g, w in zip(got[3], want[3]):
+        np.testing.assert_allclose(g, w, atol=1e-10)
+    assert got[4:] == want[4:]
+
+
+@pytest.mark.parametrize("case", ["self", "masks", "float_mask_no_weights"])
+def test_multihead_attention_unbatched_as_pytorch(case):
+    modules = [_mha_run(lib, case, unbatched=True) for lib in (gt, torch)]
+    _same_parameters(modules[0][0], modules[1][0])
+    results = []
+    for module, query, key, value, call in modules:
+        if case == "float_mask_no_weights":
+            call["attn_mask"] = call["attn_mask"][:2]  # (heads, L, S) for one sequence
+        output, weights = module(query, key, value, **call)
+        results.append((output.detach().numpy(), None if weights is None else weights.detach().numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], atol=1e-10)
+    if results[1][1] is not None:
+        np.testing.assert_allclose(results[0][1], results[1][1], atol=1e-10)
+
+
+def test_multihead_attention_parameters_state_dict_and_init_as_pytorch():
+    for options in ({}, dict(kdim=5, vdim=3, add_bias_kv=True), dict(bias=False)):
+        m_gt, m_torch = gt.nn.MultiheadAttention(8, 4, **options), torch.nn.MultiheadAttention(8, 4, **options)
+        assert list(m_gt.state_dict()) == list(m_torch.state_dict())
+        for (name, p_gt), (_, p_torch) in zip(m_gt.named_parameters(), m_torch.named_parameters()):
+            assert p_gt.shape == tuple(p_torch.shape), name
+            if name.endswith("bias") and not name.startswith("bias_"):
+                assert not p_gt.detach().numpy().any()  # zero, as PyTorch's _reset_parameters leaves them
+        assert type(m_gt.out_proj).__name__ == type(m_torch.out_proj).__name__
+    bound = np.sqrt(6 / (8 + 24))  # xavier_uniform_ on the packed (3E, E) weight
+    weight = gt.nn.MultiheadAttention(8, 2).in_proj_weight.detach().numpy()
+    assert np.abs(weight).max() <= bound and np.abs(weight).max() > bound * 0.8
+
+
+def test_multihead_attention_gradients_by_finite_differences():
+    module = gt.nn.MultiheadAttention(4, 2, kdim=3, vdim=2, add_bias_kv=True).double()
+    mask = gt.tensor([[0.0, -1.0, 0.5], [0.3, 0.0, -0.2]], dtype=gt.float64)
+
+    def attend(query, key, value):
+        return module(query, key, value, attn_mask=mask)[0]
+    inputs = [gt.tensor(_values(i, shape), requires_grad=True) for i, shape in
+              enumerate([(2, 2, 4), (3, 2, 3), (3, 2, 2)])]
+    assert gradcheck(attend, inputs)
+    assert gradcheck(lambda q: module(q, inputs[1], inputs[2], need_weights=True)[1], (inputs[0],))
+
+
+def test_multihead_attention_errors_as_pytorch():
+    for lib in (gt, torch):
+        with pytest.raises(AssertionError, match="embed_dim must be divisible by num_heads"):
+            lib.nn.MultiheadAttention(10, 3)
+        with pytest.raises(ValueError, match="embed_dim and num_heads must be greater than 0"):
+            lib.nn.MultiheadAttention(0, 2)
+        module = lib.nn.MultiheadAttention(4, 2)
+        x = lib.ones(3, 2, 4)
+        with pytest.raises(RuntimeError, match="The shape of the 2D attn_mask is"):
+            module(x, x, x, attn_mask=lib.zeros(2, 2))
+        with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+            module(x, x, x, is_causal=True)
+
+
+# --- scaled_dot_product_attention -----------------------------------------------------------------
+@pytest.mark.parametrize("options", [{}, dict(is_causal=True), dict(attn_mask="bool"), dict(attn_mask="float"),
+                                     dict(scale=0.3), dict(attn_mask="float", scale=2.0)],
+                         ids=["plain", "causal", "bool_mask", "float_mask", "scale", "mask_scale"])
+def test_scaled_dot_product_attention_as_pytorch(options):
+    results = []
+    for lib in (gt, torch):
+        q, k, v = (lib.tensor(_values(i, shape), requires_grad=True) for i, shape in
+                   enumerate([(2, 3, 4, 5), (2, 3, 6, 5), (2, 3, 6, 7)]))
+        call = dict(options)
+        if call.get("attn_mask") == "bool":
+            allowed = _values(7, (4, 6)) > -0.3
+            allowed[:, 0] = True
+            call["attn_mask"] = lib.tensor(allowed)
+        elif call.get("attn_mask") == "float":
+            call["attn_mask"] = lib.tensor(_values(8, (3, 4, 6)))
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, **call)
+        (out * lib.tensor(_values(9, tuple(out.shape)))).sum().backward()
+        results.append([out.detach().numpy(), q.grad.numpy(), k.grad.numpy(), v.grad.numpy()])
+    for got, want in zip(*results):
+        np.testing.assert_allclose(got, want, atol=1e-10)
+
+
+def test_scaled_dot_product_attention_gradients_and_errors():
+    q, k, v = (gt.tensor(_values(i, (2, 3, 4)), requires_grad=True) for i in range(3))
+    assert gradcheck(lambda q, k, v: gt.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), (q, k, v))
+    for lib in (gt, torch):
+        x = lib.ones(2, 3, 4)
+        with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
+            lib.nn.functional.scaled_dot_product_attention(x, x, x, attn_mask=lib.ones(3, 3), is_causal=True)
+
+
+# --- the Transformer layers -------------------------------------------------------------------------
+def _encoder_layer(lib, **options):
+    return lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **options)
+
+
+TRANSFORMER_CASES = {
+    "encoder_layer": lambda lib: _build(lib, "TransformerEncoderLayer", 8, 2, 16, dropout=0.0),
+    "encoder_layer_gelu_norm_first": lambda lib: _build(lib, "TransformerEncoderLayer", 8, 2, 16, dropout=0.0,
+                                                        activation="gelu", norm_first=True, batch_first=True),
+    "encoder": lambda lib: _build(lib, "TransformerEncoder", _encoder_layer(lib), 2, norm=lib.nn.LayerNorm(8)),
+    "decoder_layer": lambda lib: _build(lib, "TransformerDecoderLayer", 8, 2, 16, dropout=0.0),
+    "decoder": lambda lib: _build(lib, "TransformerDecoder",
+                                  lib.nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0, norm_first=True), 2),
+    "transformer": lambda lib: _build(lib, "Transformer", 8, 2, 1, 2, 16, dropout=0.0),
+}
+
+
+@pytest.mark.parametrize("case", list(TRANSFORMER_CASES))
+@pytest.mark.parametrize("masked", [False, True], ids=["unmasked", "masked"])
+def test_transformer_layers_as_pytorch(case, masked):
+    modules = [TRANSFORMER_CASES[case](lib) for lib in (gt, torch)]
+    _same_parameters(*modules)
+    outcomes = []
+    for lib, module in zip((gt, torch), modules):
+        batch_first = "norm_first" in case
+        src = lib.tensor(_values(1, (3, 5, 8) if batch_first else (5, 3, 8)), requires_grad=True)
+        tgt = lib.tensor(_values(2, (4, 3, 8)), requires_grad=True)
+        causal = lib.nn.Transformer.generate_square_subsequent_mask(4, dtype=lib.float64)
+        padding = lib.tensor(np.array([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]]))
+        if case.startswith("encoder"):
+            kwargs = dict(src_key_padding_mask=padding) if masked else {}
+            output = module(src, **kwargs)
+        elif case.startswith("decoder"):
+            kwargs = dict(tgt_mask=causal, memory_key_padding_mask=padding) if masked else {}
+            output = module(tgt, src, **kwargs)
+        else:
+            kwargs = dict(tgt_mask=causal, src_key_padding_mask=padding) if masked else {}
+            output = module(src, tgt, **kwargs)
+        (output * lib.tensor(_values(3, tuple(output.shape)))).sum().backward()
+        outcomes.append((output.detach().numpy(), src.grad.numpy(), [p.grad.numpy() for p in module.parameters()],
+                         output.grad_fn.name(), list(module.state_dict())))
+    got, want = outcomes
+    np.testing.assert_allclose(got[0], want[0], atol=1e-9)
+    np.testing.assert_allclose(got[1], want[1], atol=1e-9)
+    for g, w in zip(got[2], want[2]):
+        np.testing.assert_allclose(g, w, atol=1e-9)
+    assert got[3:] == want[3:]
+
+
+def test_transformer_reprs_masks_and_warnings_as_pytorch():
+    def build(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            encoder = lib.nn.TransformerEncoder(_encoder_layer(lib), 2)
+            lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, batch_first=True), 1)
+        return (repr(encoder), [str(w.message) for w in caught],
+                lib.nn.Transformer.generate_square_subsequent_mask(3).tolist())
+    assert build(gt) == build(torch)
+
+
+def test_transformer_initialisation_and_errors_as_pytorch():
+    model = gt.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)
+    weight = model.encoder.layers[0].linear1.weight.detach().numpy()  # xavier_uniform_ (16, 8) after the Linear's own
+    assert np.abs(weight).max() <= np.sqrt(6 / 24)
+    for lib in (gt, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = lib.nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                                       dim_feedforward=16)
+        with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
+            model(lib.ones(3, 2, 8), lib.ones(3, 4, 8))
+        with pytest.raises(RuntimeError, match="the feature number of src and tgt must be equal to d_model"):
+            model(lib.ones(3, 2, 6), lib.ones(3, 2, 6))
+        with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
+            lib.nn.TransformerEncoderLayer(8, 2, activation="tanh")
+
+
+def test_encoder_layer_gradients_by_finite_differences():
+    layer = gt.nn.TransformerEncoderLayer(4, 2, 6, dropout=0.0).double()
+    src = gt.tensor(_values(5, (3, 2, 4)), requires_grad=True)
+    mask = gt.nn.Transformer.generate_square_subsequent_mask(3, dtype=gt.float64)
+    assert gradcheck(lambda x: layer(x, src_mask=mask), (src,))
