@@ -338,34 +338,6 @@ def load_returns_plain_tuple(self, state_dict, strict=True):
     return missing_keys, unexpected_keys
 
 
-# -- 13.resume -------------------------------------------------------------------------------------
-
-def resume_model_only(path, model, optimizer):
-    """Forgets the optimizer's state: momentum (or Adam's averages) start again from nothing."""
-    checkpoint = torch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"])
-    model.train()
-    return checkpoint["epoch"] + 1
-
-
-def resume_saved_epoch(path, model, optimizer):
-    """Returns the saved epoch, which was already completed: it is trained twice."""
-    checkpoint = torch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"])
-    optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
-    model.train()
-    return checkpoint["epoch"]
-
-
-def resume_with_assign(path, model, optimizer):
-    """assign=True puts new Parameters into the model; the optimizer built before keeps the old ones."""
-    checkpoint = torch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"], assign=True)
-    optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
-    model.train()
-    return checkpoint["epoch"] + 1
-
-
 WRONG = {
     "13._save_to_state_dict": [save_with_non_persistent, save_clones, save_ignores_keep_vars, save_whole_subtree],
     "13.state_dict": [state_dict_without_dot, state_dict_from_named_members, state_dict_without_metadata,
@@ -374,5 +346,4 @@ WRONG = {
                                  load_from_expects_every_buffer, load_from_flat_unexpected],
     "13.load_state_dict": [load_without_copy, load_without_metadata, load_strict_false_forgives_everything,
                            load_unexpected_first, load_returns_plain_tuple],
-    "13.resume": [resume_model_only, resume_saved_epoch, resume_with_assign],
 }

@@ -1,12 +1,11 @@
 """Chapter 13 exercises: ``state_dict`` (``_save_to_state_dict`` and the recursive walk that calls
-it), ``load_state_dict`` (``_load_from_state_dict`` and the driver that walks the tree and reports
-the errors), and the checkpoint recipe that resumes training exactly.
+it) and ``load_state_dict`` (``_load_from_state_dict`` and the driver that walks the tree and
+reports the errors). The checkpoint recipe that resumes training is chapter 14's.
 
 The four methods are plugged into ``nn.Module`` for every case, so that the recursion (and
 ``BatchNorm``'s own ``_load_from_state_dict``, which calls ``super()``) runs the learner's code. The
 observations are dictionaries (keys in order, then values), the error messages line by line,
-the ``_IncompatibleKeys`` returned, the model's values after loading, and the losses of a training
-run resumed from a checkpoint file.
+the ``_IncompatibleKeys`` returned and the model's values after loading.
 """
 from __future__ import annotations
 
@@ -18,7 +17,6 @@ from typing import Any, Callable
 import numpy as np
 
 import glasstorch
-import glasstorch.nn.functional as F
 from glasstorch import nn
 
 from ..checking import Case, exercise
@@ -456,92 +454,4 @@ exercise(
          "entries, prefix, local metadata, True, missing_keys, unexpected_keys, error_msgs), then add the "
          "Missing/Unexpected lines when strict, raise one RuntimeError if there is any error, and return "
          "_IncompatibleKeys(missing_keys, unexpected_keys).",
-)
-
-
-# -- 13.resume: the checkpoint recipe -------------------------------------------------------------
-
-class _TheModelClass(nn.Module):
-    """The chapter's regression network, optionally with a BatchNorm (whose buffers are state too)."""
-
-    def __init__(self, batchnorm: bool = False) -> None:
-        super().__init__()
-        self.hidden = nn.Linear(1, 8)
-        self.norm = nn.BatchNorm1d(8) if batchnorm else nn.Identity()
-        self.out = nn.Linear(8, 1)
-
-    def forward(self, x: glasstorch.Tensor) -> glasstorch.Tensor:
-        return self.out(glasstorch.tanh(self.norm(self.hidden(x))))
-
-
-def _make(kind: str, seed: int) -> tuple:
-    model = seeded(seed, lambda: _TheModelClass(batchnorm=kind == "SGD, with BatchNorm"))
-    if kind == "Adam":
-        return model, glasstorch.optim.Adam(model.parameters(), lr=0.02)
-    return model, glasstorch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-
-
-def _train_one_epoch(model: nn.Module, optimizer: Any, x: glasstorch.Tensor, y: glasstorch.Tensor) -> float:
-    """Four mini-batches, always in the same order; the last mini-batch's loss."""
-    model.train()
-    for start in range(0, 32, 8):
-        optimizer.zero_grad()
-        loss = F.mse_loss(model(x[start:start + 8]), y[start:start + 8])
-        loss.backward()
-        optimizer.step()
-    return loss.item()
-
-
-def resume_reference(path: str, model: nn.Module, optimizer: Any) -> int:
-    """The chapter's recipe (seed 003): load both state dicts, return the next epoch."""
-    checkpoint = glasstorch.load(path)
-    model.load_state_dict(checkpoint["model_state_dict"])
-    optimizer.load_state_dict(checkpoint["optimizer_state_dict"])
-    model.train()
-    return checkpoint["epoch"] + 1
-
-
-def _observe_resume(resume: Callable, kind: str, seed: int, stop: int, x: np.ndarray, y: np.ndarray) -> dict:
-    """Train ``stop`` epochs, save the chapter's checkpoint, resume with fresh objects up to epoch 6."""
-    epochs = 6
-    inputs, targets = glasstorch.from_numpy(x), glasstorch.from_numpy(y)
-    model, optimizer = _make(kind, seed)
-    for epoch in range(stop):
-        loss = _train_one_epoch(model, optimizer, inputs, targets)
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "checkpoint.pt")
-        glasstorch.save({"epoch": epoch, "model_state_dict": model.state_dict(),
-                         "optimizer_state_dict": optimizer.state_dict(), "loss": loss}, path)
-        del model, optimizer                                   # the program stops here
-        model, optimizer = _make(kind, seed + 1)               # a new program: other initial weights
-        start = resume(path, model, optimizer)
-    if not isinstance(start, int) or not 0 <= start <= epochs:
-        return {"resume returned": repr(start)}
-    losses = [_train_one_epoch(model, optimizer, inputs, targets) for _ in range(start, epochs)]
-    return {"resume returned (the next epoch)": start, "the losses of the resumed epochs": losses}
-
-
-def _resume_cases(rng: np.random.Generator) -> list[Case]:
-    def data() -> tuple:
-        x = rng.uniform(-2, 2, size=(32, 1)).astype(np.float32)
-        return x, (np.sin(2 * x) + 0.1 * rng.standard_normal((32, 1))).astype(np.float32)
-
-    return [
-        Case("SGD with momentum, stopped after 3 of 6 epochs", ("SGD", random_seed(rng), 3, *data())),
-        Case("Adam, stopped after 2 of 6 epochs", ("Adam", random_seed(rng), 2, *data())),
-        Case("SGD, a model with BatchNorm (running statistics are state too), stopped after 4",
-             ("SGD, with BatchNorm", random_seed(rng), 4, *data())),
-    ]
-
-
-exercise(
-    id="13.resume",
-    entry="resume",
-    title="Resume training from a checkpoint, exactly",
-    cases=_resume_cases,
-    reference=resume_reference,
-    observe=_observe_resume,
-    hint="restore both: the model's state_dict (copied into its Parameters, so the optimizer you were "
-         "given still holds them: no assign=True) and the optimizer's (momentum buffers, Adam's averages and "
-         "step counts). Return checkpoint['epoch'] + 1: the saved epoch is the last one completed.",
 )
