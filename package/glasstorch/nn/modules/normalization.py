@@ -102,3 +102,56 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return ("{num_groups}, {num_channels}, eps={eps}, affine={affine}, "
                 "bias={use_bias}".format(**self.__dict__, use_bias=self.bias is not None))
+
+
+# --- found missing by running PyTorch's docstring examples (issue 14); the ops are in ops/normalization_more.py
+class RMSNorm(Module):
+    """x / sqrt(mean(x² over the last ``len(normalized_shape)`` dims) + eps) * weight (Zhang &
+    Sennrich, 2019): LayerNorm without the mean subtraction and the bias. ``eps=None``: the dtype's
+    machine epsilon."""
+
+    __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
+
+    def __init__(self, normalized_shape: Any, eps: float | None = None, elementwise_affine: bool = True,
+                 device: Any = None, dtype: Any = None) -> None:
+        factory_kwargs = {"device": device, "dtype": dtype}
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, **factory_kwargs))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
+
+
+class LocalResponseNorm(Module):
+    """Normalisation across ``size`` neighbouring channels (AlexNet's)."""
+
+    __constants__ = ["size", "alpha", "beta", "k"]
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
