@@ -107,3 +107,32 @@ def test_the_course_catalog_holds_every_message():
     have = catalogs.messages(catalogs.COURSE_CATALOG)
     missing = [m for m in catalogs.course_messages() if m not in have]
     assert not missing, f"{len(missing)} messages not in course.po (run make catalogs), first: {missing[:3]}"
+
+
+def test_the_grader_writes_feedback_in_the_language_asked(chinese):
+    from glasstorch.course import grade_report
+    from glasstorch.course.grade import NotebookGrade
+
+    grade = NotebookGrade(Path("alice/05.ipynb"), "alice/05.ipynb", chapter="05", seed=7, error="it broke")
+    with_catalog = {"Feedback: {notebook}": "反馈：{notebook}", "Not graded:": "未评分："}
+    i18n.catalog.cache_clear()
+    (i18n.LOCALES / "zh_CN" / "LC_MESSAGES" / "course.po").write_text(
+        'msgid ""\nmsgstr ""\n\n' + "".join(f'msgid "{k}"\nmsgstr "{v}"\n\n' for k, v in with_catalog.items()),
+        encoding="utf-8")
+    markdown = grade_report.feedback_markdown(grade)
+    page = grade_report.feedback_html(grade)
+    assert markdown.startswith("# 反馈：alice/05.ipynb") and "**未评分：**" in markdown
+    assert '<html lang="zh-CN">' in page and "<strong>未评分：</strong>" in page
+
+
+def test_the_grader_takes_its_language_from_the_command_line():
+    from glasstorch.course import grade
+
+    with pytest.raises(SystemExit):
+        grade.main(["--language", "fr", "x.ipynb"])
+    try:
+        grade.main(["--language", "zh_CN", "--no-sandbox", "-q", str(ROOT / "no-such-folder")])
+    except SystemExit:
+        pass  # no notebooks there: the grader stops, after taking the language
+    assert i18n.get_language() == "zh_CN"
+    i18n.set_language("en")

@@ -52,7 +52,7 @@ from typing import Any, Iterable
 
 import nbformat
 
-from . import grade_sandbox
+from . import grade_sandbox, i18n
 from .checking import MISSING, TIMED_OUT, CheckResult, Exercise, exercises_of, get_exercise, judge
 from .grade_files import Refused, read_untrusted
 from .grade_run import MAX_OUTPUT_BYTES
@@ -573,6 +573,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--feedback", type=Path, metavar="DIR",
                         help="write one feedback file per notebook into DIR (Markdown and HTML)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no table, no progress bar")
+    parser.add_argument("--language", choices=i18n.LANGUAGES, default=i18n.get_language(),
+                        help="the language of the verdicts and the feedback (default: GLASSTORCH_LANG, else en)")
     box = parser.add_argument_group("the sandbox (Linux, bubblewrap) and its limits, per notebook")
     box.add_argument("--no-sandbox", dest="sandbox", action="store_const", const="off", default="on",
                      help="run the notebooks with your own rights, unconfined: for trusted notebooks only")
@@ -589,6 +591,7 @@ def main(argv: list[str] | None = None) -> int:
                      help="largest file written, and size of each writable folder (default 256M)")
     box.add_argument("--cpu-time", type=_positive, help="CPU seconds per process (default: --timeout)")
     args = parser.parse_args(argv)
+    i18n.set_language(args.language)
 
     notebooks = find_notebooks(args.paths)
     if not notebooks:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from .checking import NOT_WRITTEN, PASSED
+from .i18n import _, get_language
 
 if TYPE_CHECKING:
     from .grade import NotebookGrade
@@ -335,25 +336,25 @@ def _block(text: str) -> str:
 def _facts(grade: "NotebookGrade", run: RunInfo | None) -> list[str]:
     facts = []
     if grade.chapter:
-        facts.append(f"chapter {grade.chapter}")
+        facts.append(_("chapter {chapter}").format(chapter=grade.chapter))
     if grade.results:
-        facts.append(f"{grade.score}/{grade.max_score} points")
+        facts.append(_("{score}/{max_score} points").format(score=grade.score, max_score=grade.max_score))
     seed = grade.seed if grade.seed is not None else (run.seed if run else None)
     if seed is not None:
-        facts.append(f"graded with seed {seed}")
+        facts.append(_("graded with seed {seed}").format(seed=seed))
     return facts
 
 
 def feedback_markdown(grade: "NotebookGrade", run: RunInfo | None = None) -> str:
-    lines = [f"# Feedback: {_md(grade.name)}", "", " · ".join(_facts(grade, run)), ""]
+    lines = ["# " + _("Feedback: {notebook}").format(notebook=_md(grade.name)), "", " · ".join(_facts(grade, run)), ""]
     if grade.error:
-        lines += ["**Not graded:**", "", _block(grade.error), ""]
+        lines += [f"**{_('Not graded:')}**", "", _block(grade.error), ""]
     for r in grade.results:
-        lines += [f"## {_md(r.exercise.id)}: {_md(r.exercise.title)} ({r.points}/{r.exercise.points})", "",
+        lines += [f"## {_md(r.exercise.id)}: {_md(_(r.exercise.title))} ({r.points}/{r.exercise.points})", "",
                   _block(str(r)), ""]
     problems = grade.problems()
     if problems:
-        lines += ["## Cells that went wrong", "", _block("\n".join(problems)), ""]
+        lines += ["## " + _("Cells that went wrong"), "", _block("\n".join(problems)), ""]
     return "\n".join(lines)
 
 
@@ -361,22 +362,24 @@ def feedback_html(grade: "NotebookGrade", run: RunInfo | None = None) -> str:
     def esc(text: Any) -> str:
         return html.escape(terminal_text(text))
 
-    body = [f"<h1>Feedback: {esc(grade.name)}</h1>", f"<p>{esc(' · '.join(_facts(grade, run)))}</p>"]
+    body = [f"<h1>{esc(_('Feedback: {notebook}').format(notebook=grade.name))}</h1>",
+            f"<p>{esc(' · '.join(_facts(grade, run)))}</p>"]
     if grade.error:
-        body.append(f'<p class="error"><strong>Not graded:</strong> {esc(grade.error)}</p>')
+        body.append(f'<p class="error"><strong>{esc(_("Not graded:"))}</strong> {esc(grade.error)}</p>')
     for r in grade.results:
         mark = "passed" if r.passed else "failed"
-        body.append(f'<section class="{mark}"><h2>{esc(r.exercise.id)}: {esc(r.exercise.title)} '
+        body.append(f'<section class="{mark}"><h2>{esc(r.exercise.id)}: {esc(_(r.exercise.title))} '
                     f"({r.points}/{r.exercise.points})</h2><pre>{esc(str(r))}</pre></section>")
     problems = grade.problems()
     if problems:
-        body.append("<h2>Cells that went wrong</h2><pre>" + esc("\n".join(problems)) + "</pre>")
+        body.append(f"<h2>{esc(_('Cells that went wrong'))}</h2><pre>" + esc("\n".join(problems)) + "</pre>")
     return _html_page(grade.name, "\n".join(body))
 
 
 def _html_page(title: str, body: str) -> str:
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>Feedback: {html.escape(terminal_text(title))}</title><style>"
+    lang = get_language().replace("_", "-")
+    return (f"<!DOCTYPE html>\n<html lang=\"{lang}\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(terminal_text(_('Feedback: {notebook}').format(notebook=title)))}</title><style>"
             "body{font-family:system-ui,sans-serif;max-width:52em;margin:2em auto;padding:0 1em;line-height:1.45}"
             "pre{background:#f5f5f5;padding:.8em;overflow-x:auto;white-space:pre-wrap}"
             "section.passed h2{color:#1a7f37}section.failed h2{color:#b3261e}.error{color:#b3261e}"
