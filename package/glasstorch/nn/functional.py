@@ -56,6 +56,24 @@ from ..ops._elementwise import broadcast_error
 from ..ops.adaptive_pooling import adaptive_max_pool2d as _adaptive_max_pool2d_op
 from ..ops.conv import _constant_pad_values
 from ..ops.conv_transpose import conv_transpose as _conv_transpose_op
+# found missing by running PyTorch's docstring examples (issue 14): each op in its own file under ops/
+from ..ops.normalization_more import local_response_norm, rms_norm  # noqa: F401
+from ..ops.pooling_more import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, lp_pool1d, lp_pool2d,  # noqa: F401
+                                lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d)
+from ..ops.random_activations import gumbel_softmax, rrelu as _rrelu_op  # noqa: F401
+from ..ops.upsampling import (channel_shuffle, interpolate, native_channel_shuffle, pixel_shuffle,  # noqa: F401
+                              pixel_unshuffle, upsample, upsample_bilinear, upsample_nearest)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: a random negative slope in [lower, upper] in training, their mean otherwise."""
+    result = _rrelu_op(input, lower, upper, training)
+    return input.copy_(result) if inplace else result
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
 
 __all__ = ["conv1d", "conv2d", "conv3d", "avg_pool2d", "max_pool1d_with_indices", "max_pool1d",
            "max_pool2d_with_indices", "max_pool2d", "max_pool3d_with_indices", "max_pool3d", "adaptive_avg_pool2d",

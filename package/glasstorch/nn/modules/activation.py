@@ -215,6 +215,26 @@ class ReLU6(Hardtanh):
         return _inplace_repr(self.inplace)
 
 
+class RReLU(Module):
+    """Randomized leaky ReLU (Xu et al., 2015): x for x >= 0, a * x otherwise, with a drawn from
+    U(lower, upper) for each element in training, (lower + upper) / 2 in evaluation."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace_str}"
+
+
 class GLU(Module):
     """The gated linear unit: first half of ``dim`` times the sigmoid of the second half."""
 
