@@ -277,3 +277,56 @@ def test_encoder_layer_gradients_by_finite_differences():
     src = gt.tensor(_values(5, (3, 2, 4)), requires_grad=True)
     mask = gt.nn.Transformer.generate_square_subsequent_mask(3, dtype=gt.float64)
     assert gradcheck(lambda x: layer(x, src_mask=mask), (src,))
+
+
+# --- Fold / Unfold (im2col / col2im) --------------------------------------------------------------
+FOLD_GEOMETRIES = [dict(kernel_size=2), dict(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+                   dict(kernel_size=3, padding=(0, 2), stride=2), dict(kernel_size=(1, 2), dilation=2)]
+
+
+@pytest.mark.parametrize("geometry", FOLD_GEOMETRIES, ids=["plain", "all", "stride_pad", "dilated"])
+@pytest.mark.parametrize("batched", [True, False], ids=["batched", "unbatched"])
+def test_unfold_and_fold_as_pytorch(geometry, batched):
+    shape = (2, 3, 6, 7) if batched else (3, 6, 7)
+    outcomes = []
+    for lib in (gt, torch):
+        x = lib.tensor(_values(1, shape), requires_grad=True)
+        columns = lib.nn.functional.unfold(x, **geometry)
+        image = lib.nn.Fold((6, 7), **geometry)(columns * 2)
+        (image * lib.tensor(_values(2, shape))).sum().backward()
+        node = columns.grad_fn
+        outcomes.append((columns.detach().numpy(), image.detach().numpy(), x.grad.numpy(),
+                         columns.grad_fn.name(), image.grad_fn.name(), node._saved_kernel_size,
+                         node._saved_dilation, node._saved_padding, node._saved_stride,
+                         node._saved_self_sym_argsize_minus_2, node._saved_self_sym_argsize_minus_1,
+                         repr(lib.nn.Unfold(**geometry))))
+    got, want = outcomes
+    for g, w in zip(got[:3], want[:3]):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, atol=1e-12)
+    assert got[3:] == want[3:]
+
+
+def test_unfold_and_fold_gradients_by_finite_differences():
+    geometry = dict(kernel_size=(2, 3), dilation=(1, 2), padding=1, stride=(2, 1))
+    x = gt.tensor(_values(3, (2, 2, 5, 6)), requires_grad=True)
+    assert gradcheck(lambda x: gt.nn.functional.unfold(x, **geometry), (x,))
+    columns = gt.tensor(_values(4, (2, 12, 12)), requires_grad=True)
+    assert gradcheck(lambda c: gt.nn.functional.fold(c, (5, 6), **geometry), (columns,))
+    from glasstorch.autograd import gradgradcheck
+    assert gradgradcheck(lambda x: gt.nn.functional.unfold(x, **geometry) ** 2, (x,))
+
+
+def test_unfold_and_fold_errors_as_pytorch():
+    for lib in (gt, torch):
+        F = lib.nn.functional
+        with pytest.raises(RuntimeError, match="calculated shape of the array of sliding blocks as \\(0, 0\\)"):
+            F.unfold(lib.ones(1, 2, 3, 3), 4)
+        with pytest.raises(RuntimeError, match="Expected 3D or 4D \\(batch mode\\) tensor"):
+            F.unfold(lib.ones(1, 2, 3, 3, 3), 2)
+        with pytest.raises(RuntimeError, match="to be divisible by the product of kernel_size"):
+            F.fold(lib.ones(2, 7, 4), (3, 3), 2)
+        with pytest.raises(RuntimeError, match="to match the calculated number of sliding blocks 2 \\* 2 = 4"):
+            F.fold(lib.ones(2, 12, 5), (3, 3), 2)
+        with pytest.raises(RuntimeError, match="Expected 2D or 3D \\(batch mode\\) tensor"):
+            F.fold(lib.ones(2, 2, 12, 5), (3, 3), 2)

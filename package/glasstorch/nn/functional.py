@@ -43,6 +43,7 @@ from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
 from ..ops import activation as _activation
 from ..ops import embedding as _embedding
+from ..ops import fold as _fold_ops
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
 from ..ops import pooling as _pool
@@ -1339,3 +1340,17 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     if not is_batched:
         attn_output = attn_output.squeeze(1)
     return attn_output, None
+
+
+# --- fold / unfold ------------------------------------------------------------------------------
+def unfold(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0, stride: Any = 1) -> Tensor:
+    """The sliding local blocks of a batch of images as columns: (N, C, H, W) -> (N, C*kh*kw, L)
+    ("im2col"; ``ops/fold.py``)."""
+    return _fold_ops.im2col(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
+         stride: Any = 1) -> Tensor:
+    """Columns of sliding blocks summed back into images: (N, C*kh*kw, L) -> (N, C, H, W)
+    ("col2im", the transpose of ``unfold``; ``ops/fold.py``)."""
+    return _fold_ops.col2im(input, output_size, kernel_size, dilation, padding, stride)
