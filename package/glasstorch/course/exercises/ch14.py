@@ -124,10 +124,6 @@ def read_storage_reference(path: str, key: str, dtype: Any) -> np.ndarray:
     return np.frombuffer(data, dtype=np.dtype(dtype).newbyteorder("<")).copy()
 
 
-_DTYPES = {"float32": glasstorch.float32, "float64": glasstorch.float64, "float16": glasstorch.float16,
-           "int64": glasstorch.int64, "int32": glasstorch.int32, "uint8": glasstorch.uint8}
-
-
 def _observe_read_storage(read_storage: Callable, file_name: str, how: str, tensors: list, key: str,
                           dtype: str) -> Any:
     """Save ``tensors`` (numpy arrays; a pair (array, slice) is saved as that view of the array) as a
