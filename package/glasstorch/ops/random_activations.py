@@ -18,7 +18,8 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
     """x for x >= 0, a * x otherwise, with a drawn uniformly from [lower, upper] for each element in
     training and (lower + upper) / 2 in evaluation."""
     if not input.is_floating_point():
-        raise RuntimeError(f"\"rrelu_with_noise_out_cpu\" not implemented for '{input.dtype.legacy_name[:-6]}'")
+        kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"  # evaluation runs leaky_relu in PyTorch
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.legacy_name[:-6]}'")
     if training:
         with no_grad():
             slope = empty_like(input).uniform_(lower, upper)
