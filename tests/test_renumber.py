@@ -28,6 +28,8 @@ def rewrite(text, moves, **kw):
     ("Chapters 01, 02 and 03 build it", "Chapters 01, 03 and 02 build it"),
     ("chapters 02–03", "chapters 03–02"),
     ('"glasstorch": {"chapter": "02"}', '"glasstorch": {"chapter": "03"}'),  # a notebook's metadata
+    ("# Exercises 02 · The graph", "# Exercises 03 · The graph"),  # prose and a title at once: moved once
+    ("see chapter 02 · The graph", "see chapter 03 · The graph"),
     ("- 02 The graph\n- 03 The engine", "- 03 The graph\n- 02 The engine"),
     ('    "- 02 The graph\\n",', '    "- 03 The graph\\n",'),
     ("screenshot lab_02_graph.png", "screenshot lab_03_graph.png"),

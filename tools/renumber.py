@@ -31,6 +31,7 @@ NOT_REWRITTEN = {Path("tools/renumber.py"), Path("tests/test_renumber.py")}  # t
 
 # Words after which a two-digit number (or a list of them: "03, 05 and 07", "06–10") is a chapter.
 CHAPTER_WORDS = r"(?:[Cc]hapters?|[Ee]xercises|[Ss]olutions|[Cc]h\.)"
+MARK = "\ue000"  # a private-use character: never in the course's text
 NUMBER_LIST = r"\d\d(?:(?:,\s+and\s+|,\s*|\s+and\s+|\s+or\s+|\s*[–-]\s*)\d\d)*"
 
 
@@ -65,7 +66,8 @@ def rewrite_text(text: str, moves: dict[str, str], slugs: dict[str, str], *, quo
     olds = "|".join(sorted(moves))
 
     def renumbered(number: str) -> str:
-        return moves.get(number, number)
+        # marked, not yet renumbered: a later pattern must not take the new number for an old one
+        return f"{MARK}{number}{MARK}" if number in moves else number
 
     patterns = [
         # 02_computational_graph (files, links, page names): the chapter's own slug only
@@ -87,11 +89,12 @@ def rewrite_text(text: str, moves: dict[str, str], slugs: dict[str, str], *, quo
     ]
     if quoted:
         patterns.append((rf"\"({olds})\"", lambda m: f'"{renumbered(m.group(1))}"'))
-    # one pass per pattern, each over the text the previous one left: the patterns never match
-    # the same characters, and each pass maps every number at once, so moves never chain
+    # Each pattern marks the numbers it renumbers (MARK 03 MARK); a marked number is no longer two
+    # digits standing alone, so no other pattern takes it again ("Exercises 03 · ..." is both prose and
+    # a title). Then every mark becomes the new number, all moves at once.
     for pattern, replace in patterns:
         text = re.sub(pattern, replace, text)
-    return text
+    return re.sub(rf"{MARK}(\d\d){MARK}", lambda m: moves[m.group(1)], text)
 
 
 def renamed(path: Path, moves: dict[str, str], slugs: dict[str, str]) -> Path:
