@@ -330,3 +330,86 @@ def test_unfold_and_fold_errors_as_pytorch():
             F.fold(lib.ones(2, 12, 5), (3, 3), 2)
         with pytest.raises(RuntimeError, match="Expected 2D or 3D \\(batch mode\\) tensor"):
             F.fold(lib.ones(2, 2, 12, 5), (3, 3), 2)
+
+
+# --- EmbeddingBag ----------------------------------------------------------------------------------
+BAG_CASES = {
+    "mean_offsets": dict(input=[1, 2, 4, 5, 4, 3, 2, 9], offsets=[0, 4], mode="mean"),
+    "sum_2d": dict(input=[[1, 2, 4], [4, 3, 2]], mode="sum"),
+    "max_offsets_empty_bag": dict(input=[1, 2, 4, 5, 4, 3, 2, 9], offsets=[0, 3, 3, 6], mode="max"),
+    "max_ties": dict(input=[[1, 1, 2], [3, 3, 3]], mode="max"),
+    "sum_weights": dict(input=[1, 2, 4, 5, 4, 3], offsets=[0, 2], mode="sum", weights=True),
+    "mean_padding": dict(input=[[1, 0, 2], [0, 0, 0]], mode="mean", padding_idx=0),
+    "sum_last_offset": dict(input=[1, 2, 4, 5, 4, 3], offsets=[0, 2, 6], mode="sum", include_last_offset=True),
+    "max_padding": dict(input=[[1, 0, 2], [0, 0, 5]], mode="max", padding_idx=0),
+}
+
+
+@pytest.mark.parametrize("case", list(BAG_CASES))
+def test_embedding_bag_as_pytorch(case):
+    spec = dict(BAG_CASES[case])
+    table = _values(21, (10, 3))
+    table[1, 0] = table[2, 0]  # a tie inside a bag for max
+    outcomes = []
+    for lib in (gt, torch):
+        weight = lib.tensor(table, requires_grad=True)
+        indices = lib.tensor(spec["input"])
+        kwargs = {k: spec[k] for k in ("mode", "padding_idx", "include_last_offset", "scale_grad_by_freq")
+                  if k in spec}
+        if "offsets" in spec:
+            kwargs["offsets"] = lib.tensor(spec["offsets"])
+        weights = None
+        if spec.get("weights"):
+            weights = lib.tensor(_values(22, (len(spec["input"]),)), requires_grad=True)
+            kwargs["per_sample_weights"] = weights
+        out = lib.nn.functional.embedding_bag(indices, weight, **kwargs)
+        (out * lib.tensor(_values(23, tuple(out.shape)))).sum().backward()
+        outcomes.append((out.detach().numpy(), weight.grad.numpy(), None if weights is None else weights.grad.numpy(),
+                         out.grad_fn.name()))
+    got, want = outcomes
+    np.testing.assert_allclose(got[0], want[0], atol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], atol=1e-12)
+    if want[2] is not None:
+        np.testing.assert_allclose(got[2], want[2], atol=1e-12)
+    assert got[3] == want[3]
+
+
+def test_embedding_bag_module_as_pytorch():
+    def run(lib):
+        bag = lib.nn.EmbeddingBag(10, 3, mode="sum", padding_idx=-1)
+        with lib.no_grad():
+            bag.weight.copy_(lib.tensor(_values(24, (10, 3)).astype(np.float32)))
+        out = bag(lib.tensor([1, 9, 3, 9]), lib.tensor([0, 2]))
+        frozen = lib.nn.EmbeddingBag.from_pretrained(lib.tensor([[1.0, 2.0], [3.0, 4.0]]), mode="max")
+        return (out.detach().numpy(), repr(bag), repr(frozen), frozen.weight.requires_grad,
+                frozen(lib.tensor([[0, 1]])).tolist(), list(bag.state_dict()))
+    got, want = run(gt), run(torch)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6)
+    assert got[1:] == want[1:]
+
+
+def test_embedding_bag_gradients_by_finite_differences():
+    indices, offsets = gt.tensor([1, 2, 4, 5, 4, 3]), gt.tensor([0, 2, 2])
+    weight = gt.tensor(_values(25, (6, 3)), requires_grad=True)
+    per_sample = gt.tensor(_values(26, (6,)), requires_grad=True)
+    for mode in ("sum", "mean", "max"):
+        assert gradcheck(lambda w: gt.nn.functional.embedding_bag(indices, w, offsets, mode=mode), (weight,))
+    assert gradcheck(lambda w, p: gt.nn.functional.embedding_bag(indices, w, offsets, mode="sum",
+                                                                 per_sample_weights=p), (weight, per_sample))
+
+
+def test_embedding_bag_errors_as_pytorch():
+    for lib in (gt, torch):
+        F, w = lib.nn.functional, lib.ones(10, 3)
+        with pytest.raises(NotImplementedError, match="per_sample_weights is only supported for mode='sum'"):
+            F.embedding_bag(lib.tensor([1, 2]), w, lib.tensor([0, 1]), mode="mean", per_sample_weights=lib.ones(2))
+        with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+            F.embedding_bag(lib.tensor([[1, 2]]), w, lib.tensor([0]))
+        with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
+            F.embedding_bag(lib.tensor([1, 2]), w)
+        with pytest.raises(RuntimeError, match="Index 1 of input takes value 12 which is not in the valid range"):
+            F.embedding_bag(lib.tensor([1, 12]), w, lib.tensor([0]))
+        with pytest.raises(ValueError, match="must have the same shape as the input"):
+            F.embedding_bag(lib.tensor([1, 2]), w, lib.tensor([0]), mode="sum", per_sample_weights=lib.ones(3))
+    with pytest.raises(NotImplementedError, match="scale_grad_by_freq=False only"):
+        gt.nn.functional.embedding_bag(gt.tensor([1, 2]), gt.ones(10, 3), gt.tensor([0]), scale_grad_by_freq=True)

@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import ops
 from .. import dtypes
-from .._creation import empty, empty_like, from_numpy, ones, ones_like, zeros, zeros_like
+from .._creation import arange, empty, empty_like, from_numpy, ones, ones_like, zeros, zeros_like
 from .._tensor import Tensor
 from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
@@ -454,6 +454,61 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         raise NotImplementedError("glasstorch's embedding supports max_norm=None only (PyTorch renormalises the "
                                   "looked-up rows of weight in place to at most max_norm)")
     return _embedding.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm: float | None = None,
+                  norm_type: float = 2, scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """Sum, average or max of bags of embeddings, without the (bags, length, dim) tensor in
+    between. ``input`` is (B, N), B bags of N indices, or 1-D with ``offsets`` (where each bag
+    starts). ``per_sample_weights`` (mode="sum") weighs each looked-up row."""
+    if weight.dtype is dtypes.long and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None:
+        raise NotImplementedError("glasstorch's embedding_bag supports max_norm=None only (PyTorch renormalises "
+                                  "the looked-up rows of weight in place to at most max_norm)")
+    if sparse:
+        raise NotImplementedError("glasstorch's embedding_bag supports sparse=False only (it has no sparse tensors)")
+    if scale_grad_by_freq:
+        raise NotImplementedError("glasstorch's embedding_bag supports scale_grad_by_freq=False only (PyTorch 2.13's "
+                                  "CPU kernel does not divide each row's gradient by that row's own frequency, and "
+                                  "glasstorch does not copy its numbers)")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                  "on GitHub.")
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
+        padding_idx += weight.size(0)
+    return _embedding.embedding_bag(weight, input, offsets, mode, per_sample_weights, include_last_offset,
+                                    padding_idx, scale_grad_by_freq, sparse)
 
 
 # --- normalisation ----------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """``embedding``: a lookup of rows of a weight table, recorded as PyTorch records it
 (``EmbeddingBackward0``), and its backward ``embedding_dense_backward``, which is itself
-differentiable (``EmbeddingDenseBackwardBackward0``) for a double backward.
+differentiable (``EmbeddingDenseBackwardBackward0``) for a double backward. ``embedding_bag``:
+bags of looked-up rows, each summed, averaged or maxed into one (``EmbeddingBagBackward0``;
+PyTorch's EmbeddingBag.cpp).
 
 Mirrors aten/src/ATen/native/Embedding.cpp and the formulas of tools/autograd/derivatives.yaml.
 """
@@ -95,3 +97,95 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
         node.padding_idx, node.scale_grad_by_freq, node.sparse = padding_idx, scale_grad_by_freq, sparse
         set_history(out, node)
     return out
+
+
+# --- embedding_bag ----------------------------------------------------------------------------
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+class EmbeddingBagBackward0(Node):
+    """out[b] = reduce over the bag b of weight[indices] (sum, mean or max). The gradient of bag b
+    goes to each of its rows: as is for sum (times its per_sample_weight), divided by the bag's
+    size for mean, to the row that gave each maximum for max. Padding rows get none.
+    Simplified: PyTorch also saves ``result1``/``result2``/``result3`` (offset2bag, bag sizes, the
+    max's rows) as outputs of the op; glasstorch keeps them privately. Computed with numpy, so not
+    differentiable again."""
+
+    weight_: SavedTensor
+    indices_: SavedTensor
+    offsets_: SavedTensor
+    per_sample_weights_: SavedTensor
+    mode: int
+    padding_idx: int
+    scale_grad_by_freq: bool
+    sparse: bool
+    weight_sym_argsize_0: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        if grad._requires_grad:
+            raise RuntimeError("glasstorch: the double backward of embedding_bag is not implemented")
+        g = grad._data
+        bag_of, scale, chosen = self._bag_of, self._scale, self._chosen
+        grad_weight = grad_per_sample = None
+        if self.needs_input_grad(0):
+            grad_weight = np.zeros((self.weight_sym_argsize_0, g.shape[1]), dtype=g.dtype)
+            if self.mode == 2:  # max: each bag's gradient goes to the row that gave each maximum
+                filled = chosen >= 0
+                columns = np.broadcast_to(np.arange(g.shape[1]), chosen.shape)
+                np.add.at(grad_weight, (chosen[filled], columns[filled]), g[filled])
+            else:
+                keep = self._kept
+                np.add.at(grad_weight, self._indices[keep], (g[bag_of] * scale[:, None])[keep])
+            grad_weight = _wrap(grad_weight)
+        if self.needs_input_grad(1):  # sum mode only: d out[b] / d psw[i] = weight[indices[i]]
+            rows = self._saved_weight._data[self._indices]
+            grad_per_sample = _wrap(np.where(self._kept, (g[bag_of] * rows).sum(axis=1), 0).astype(g.dtype))
+        return grad_weight, grad_per_sample
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, mode: str, per_sample_weights: Tensor | None,
+                  include_last_offset: bool, padding_idx: int, scale_grad_by_freq: bool, sparse: bool) -> Tensor:
+    """Bags of rows of ``weight``, each reduced to one row: bag b holds indices[offsets[b]:offsets[b+1]]
+    (the last bag runs to the end unless ``include_last_offset``). Empty bags give zeros; indices equal
+    to ``padding_idx`` (>= 0) are left out of their bag (and of its size for mean)."""
+    idx = indices._data.astype(np.int64)
+    starts = offsets._data.astype(np.int64)
+    count = starts.shape[0] - 1 if include_last_offset else starts.shape[0]
+    num_rows, width = weight._data.shape
+    bad = np.flatnonzero((idx < 0) | (idx >= num_rows))
+    if bad.size:
+        raise RuntimeError(f"Index {bad[0]} of input takes value {idx[bad[0]]} which is not in the valid range "
+                           f"[0, {num_rows})")
+    bounds = np.append(starts[:count], idx.shape[0]) if not include_last_offset else starts
+    bag_of = np.repeat(np.arange(count), np.diff(bounds))  # the bag of each index
+    kept = idx != padding_idx if padding_idx >= 0 else np.ones(idx.shape, dtype=bool)
+    rows = weight._data[idx]
+    sizes = np.bincount(bag_of[kept], minlength=count)
+    chosen = None
+    if mode == "max":
+        out = np.full((count, width), -np.inf, dtype=rows.dtype)
+        np.maximum.at(out, bag_of[kept], rows[kept])
+        # the row that gave each maximum (the first of equal ones), -1 in an empty bag
+        hits = (rows == out[bag_of]) & kept[:, None]
+        first = np.full((count, width), idx.shape[0], dtype=np.int64)
+        np.minimum.at(first, bag_of, np.where(hits, np.arange(idx.shape[0])[:, None], idx.shape[0]))
+        chosen = np.where(first < idx.shape[0], np.append(idx, -1)[first], -1)
+        out[sizes == 0] = 0
+        scale = np.ones(idx.shape, dtype=rows.dtype)
+    else:
+        scale = (per_sample_weights._data if per_sample_weights is not None
+                 else np.ones(idx.shape, dtype=rows.dtype)).astype(rows.dtype)
+        if mode == "mean":
+            scale = scale / np.maximum(sizes, 1)[bag_of].astype(rows.dtype)
+        out = np.zeros((count, width), dtype=rows.dtype)
+        np.add.at(out, bag_of[kept], rows[kept] * scale[kept, None])
+    result = _wrap(out.astype(weight._data.dtype, copy=False))
+    if compute_requires_grad(weight, per_sample_weights):
+        node = EmbeddingBagBackward0(weight, per_sample_weights)
+        node.weight_, node.indices_, node.offsets_ = SavedTensor(weight), SavedTensor(indices), SavedTensor(offsets)
+        node.per_sample_weights_ = SavedTensor(per_sample_weights) if per_sample_weights is not None else None
+        node.mode, node.padding_idx = _BAG_MODES[mode], padding_idx
+        node.scale_grad_by_freq, node.sparse, node.weight_sym_argsize_0 = scale_grad_by_freq, sparse, num_rows
+        node._indices, node._bag_of, node._kept, node._scale, node._chosen = idx, bag_of, kept, scale, chosen
+        set_history(result, node)
+    return result
