@@ -83,6 +83,27 @@ def eye_(tensor: Tensor) -> Tensor:
         return tensor.copy_(eye(*tensor.shape, dtype=tensor.dtype))
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The Dirac delta for a 3-, 4- or 5-D convolution weight: output channel d of each group
+    copies input channel d at the kernel's centre, so the layer starts as the identity on as many
+    channels as both sides have."""
+    dimensions = tensor.dim()
+    if dimensions not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_chans_per_grp = sizes[0] // groups
+    min_dim = min(out_chans_per_grp, sizes[1])
+    centre = tuple(size // 2 for size in sizes[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min_dim):
+                tensor[(g * out_chans_per_grp + d, d) + centre] = 1
+    return tensor
+
+
 def _calculate_fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     """How many inputs feed each output (fan_in) and how many outputs each input feeds (fan_out).
     A weight is (out, in, *kernel): the kernel's size multiplies both."""

@@ -8,10 +8,10 @@ Where to read what (each file names the PyTorch file it mirrors):
     dataloader.py   DataLoader (the three above, put together)
 """
 from ._collate import default_collate, default_convert
-from .dataloader import DataLoader
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .dataloader import DataLoader, get_worker_info
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, WeightedRandomSampler
 
-__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "RandomSampler", "Sampler",
+__all__ = ["BatchSampler", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "get_worker_info", "RandomSampler", "Sampler",
            "SequentialSampler", "Subset", "TensorDataset", "WeightedRandomSampler", "default_collate",
            "default_convert", "random_split"]

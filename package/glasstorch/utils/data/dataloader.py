@@ -18,7 +18,7 @@ Simplified, compared with PyTorch:
   PyTorch checks them, then the data is loaded exactly as with ``num_workers=0``: same batches,
   same order. ``worker_init_fn`` is never called, since there are no workers to start.
 - ``pin_memory=True`` warns, as PyTorch does on a machine without an accelerator, and does nothing.
-- No ``IterableDataset`` (map-style datasets only).
+- An ``IterableDataset`` is read in the main process; ``get_worker_info()`` is always None.
 - Shuffling draws from glasstorch's generator, not PyTorch's: ``shuffle=True`` is reproducible
   under ``glasstorch.manual_seed`` or an explicit ``generator``, visits every index once per epoch
   in a new order each epoch, but is not PyTorch's order. It draws as often as PyTorch's does,
@@ -44,7 +44,7 @@ from ..._tensor import Tensor
 from ...dtypes import int64
 from ...random import Generator
 from ._collate import default_collate, default_convert
-from .dataset import Dataset, Subset, TensorDataset
+from .dataset import Dataset, IterableDataset, Subset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 T_co = TypeVar("T_co", covariant=True)
@@ -80,6 +80,17 @@ class DataLoader(Generic[T_co]):
         self.multiprocessing_context = multiprocessing_context
         self.in_order = in_order
 
+        iterable = isinstance(dataset, IterableDataset)
+        if iterable:  # a stream: no indices, so nothing to shuffle or sample (PyTorch's checks)
+            if shuffle not in (False, None):
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified shuffle option, but got "
+                                 f"shuffle={shuffle}")
+            if sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified sampler option, but got "
+                                 f"sampler={sampler}")
+            if batch_sampler is not None:
+                raise ValueError(f"DataLoader with IterableDataset: expected unspecified batch_sampler option, but "
+                                 f"got batch_sampler={batch_sampler}")
         shuffle = bool(shuffle)
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
@@ -93,7 +104,9 @@ class DataLoader(Generic[T_co]):
         elif batch_size is None and drop_last:
             raise ValueError("batch_size=None option disables auto-batching and is mutually exclusive with drop_last")
 
-        if sampler is None:
+        if sampler is None and iterable:
+            sampler = _InfiniteConstantSampler()
+        elif sampler is None:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
         if batch_size is not None and batch_sampler is None:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
@@ -150,7 +163,26 @@ class DataLoader(Generic[T_co]):
         return _SingleProcessDataLoaderIter(self)
 
     def __len__(self) -> int:
+        if isinstance(self.dataset, IterableDataset):  # the stream's own length, in batches
+            length = len(self.dataset)  # type: ignore[arg-type] - a TypeError without __len__, as in PyTorch
+            if self.batch_size is not None:
+                length = length // self.batch_size if self.drop_last else -(-length // self.batch_size)
+            return length
         return len(self._index_sampler)
+
+
+class _InfiniteConstantSampler(Sampler):
+    """The sampler of an IterableDataset: ``None`` forever; the dataset's iterator says when to stop."""
+
+    def __iter__(self) -> Any:
+        while True:
+            yield None
+
+
+def get_worker_info() -> None:
+    """Which worker process runs this code: None in the main process, which is where glasstorch's
+    DataLoader always loads (PyTorch's workers get a WorkerInfo with id, num_workers, seed, dataset)."""
+    return None
 
 
 def _check_worker_options(num_workers: int, timeout: float, prefetch_factor: int | None,
@@ -191,6 +223,9 @@ class _SingleProcessDataLoaderIter:
         # of the stream as under PyTorch.
         self._base_seed = empty((), dtype=int64).random_(generator=loader.generator).item()
         self._tensor_rows = _tensor_dataset_rows(loader)
+        # an IterableDataset is read from its own iterator (PyTorch's _IterableDatasetFetcher)
+        self._dataset_iter = iter(self._dataset) if isinstance(self._dataset, IterableDataset) else None
+        self._drop_last = loader.drop_last
 
     def __iter__(self) -> _SingleProcessDataLoaderIter:
         return self
@@ -203,6 +238,8 @@ class _SingleProcessDataLoaderIter:
         return len(self._index_sampler)
 
     def _fetch(self, index: Any) -> Any:
+        if self._dataset_iter is not None:
+            return self._fetch_from_stream(index)
         if self._tensor_rows is not None:  # the fast path: one indexing per tensor for the whole batch
             tensors, rows = self._tensor_rows
             batch_rows = np.asarray(index, dtype=np.int64)
@@ -215,6 +252,19 @@ class _SingleProcessDataLoaderIter:
             data = self._dataset.__getitems__(index)
         else:
             data = [self._dataset[i] for i in index]
+        return self._collate_fn(data)
+
+    def _fetch_from_stream(self, index: Any) -> Any:
+        if not self._auto_collation:
+            return self._collate_fn(next(self._dataset_iter))
+        data = []
+        for _ in index:
+            try:
+                data.append(next(self._dataset_iter))
+            except StopIteration:
+                break
+        if not data or (self._drop_last and len(data) < len(index)):
+            raise StopIteration
         return self._collate_fn(data)
 
 

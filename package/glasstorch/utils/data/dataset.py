@@ -36,6 +36,25 @@ class Dataset(Generic[T_co]):
     # (TypeError) for a dataset that has no length, instead of returning a made-up number.
 
 
+class IterableDataset(Dataset[T_co], Iterable[T_co]):
+    """A dataset read as a stream: subclasses define ``__iter__`` (no ``__getitem__``, no
+    ``__len__`` needed). A DataLoader takes its items in the order the iterator gives them; it
+    cannot shuffle them or use a sampler. (glasstorch's DataLoader loads in the main process, where
+    ``get_worker_info()`` is None.) ``__iter__`` is abstract (``typing.Iterable``'s): a subclass
+    without one cannot be instantiated, as in PyTorch."""
+
+    def __add__(self, other: Any) -> Any:
+        from itertools import chain
+
+        first, second = self, other
+
+        class _Chained(IterableDataset):
+            def __iter__(self) -> Any:
+                return chain(first, second)
+
+        return _Chained()
+
+
 class TensorDataset(Dataset[tuple]):
     """Sample ``i`` is ``(t[i] for t in tensors)``: the tensors are indexed along their first dimension."""
 
