@@ -374,3 +374,18 @@ def test_random_sampler_seeds_its_generator_as_pytorchs(lib):
     lib.manual_seed(5)
     seed = int(lib.empty((), dtype=lib.int64).random_().item())
     assert order == lib.randperm(10, generator=lib.Generator().manual_seed(seed)).tolist()
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_div_with_rounding_mode_records_divbackward2_as_pytorch(mode):
+    def run(lib):
+        x = lib.tensor([[1.5, -2.5, 3.0]], requires_grad=True)
+        y = lib.tensor([2.0], requires_grad=True)
+        out = lib.div(x, y, rounding_mode=mode)
+        node = out.grad_fn
+        saved = (node._saved_rounding_mode, node._saved_self.tolist(), node._saved_other.tolist())
+        (out * 3).sum().backward()
+        scalar = lib.div(x, 2, rounding_mode=mode)
+        return (type(node).__name__, saved, out.tolist(), x.grad.tolist(), y.grad.tolist(),
+                type(scalar.grad_fn).__name__, type((x / 2).grad_fn).__name__, type(lib.div(x, 2).grad_fn).__name__)
+    assert run(gt) == run(torch)

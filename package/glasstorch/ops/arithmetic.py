@@ -170,7 +170,25 @@ def _rounding_div(input: Any, other: Any, rounding_mode: str) -> Tensor:
     quotient = apply_binary(np.true_divide, input, other, floating=True, quiet=True)
     rounded = np.floor(quotient) if rounding_mode == "floor" else np.trunc(quotient)
     target = apply_binary(np.add, input, other).dtype  # integer inputs stay integers
-    return _wrap(rounded.astype(target))  # not differentiable (its gradient is zero almost everywhere)
+    out = _wrap(rounded.astype(target))
+    if compute_requires_grad(input, other):  # only floating inputs can require grad
+        node = DivBackward2(input, other)
+        node.self_, node.other_, node.rounding_mode = SavedTensor(input), SavedTensor(other), rounding_mode
+        set_history(out, node)
+    return out
+
+
+class DivBackward2(Node):
+    """out = div(self, other, rounding_mode): a step function, so both gradients are zero (PyTorch
+    records the Node all the same, and saves self, other and rounding_mode)."""
+
+    self_: SavedTensor
+    other_: SavedTensor
+    rounding_mode: str
+
+    def backward(self, grad: Tensor) -> tuple:
+        zero = grad * 0
+        return (zero if self.needs_input_grad(0) else None, zero if self.needs_input_grad(1) else None)
 
 
 def reciprocal(input: Tensor) -> Tensor:
