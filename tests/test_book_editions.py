@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
-from glasstorch_book.editions import edition_link, twin_href  # noqa: E402
+from glasstorch_book.editions import edition_link, translated_summaries, twin_href  # noqa: E402
 
 HTML = Path(os.environ.get("GLASSTORCH_BOOK_HTML", ROOT / "_build" / "html")).resolve()
 CHINESE = HTML / "zh_CN"
@@ -35,6 +35,12 @@ def test_the_twin_is_the_same_page_in_the_other_folder(docname, language, href):
 def test_the_link_names_the_other_language_in_that_language():
     assert ">中文</a>" in edition_link("index", "en") and 'hreflang="zh-CN"' in edition_link("index", "en")
     assert ">English</a>" in edition_link("index", "zh_CN") and 'hreflang="en"' in edition_link("index", "zh_CN")
+
+
+def test_the_folded_answers_labels_are_translated():
+    text = "<details><summary>Answer</summary>\n\nSo.\n</details>\n<details><summary>Why</summary>"
+    assert translated_summaries(text) == "<details><summary>答案</summary>\n\nSo.\n</details>\n<details><summary>原因</summary>"
+    assert translated_summaries("<summary>Answers</summary>") == "<summary>Answers</summary>"
 
 
 built = pytest.mark.skipif(not (CHINESE / "index.html").exists(),

@@ -19,6 +19,9 @@ from pathlib import Path
 from babel.messages.pofile import read_po
 from markdown_it import MarkdownIt
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "book" / "_ext"))
+from glasstorch_book.editions import translated_summaries  # noqa: E402  (the book's own labels)
+
 ROOT = Path(__file__).resolve().parent.parent
 CATALOGS = ROOT / "book" / "locales" / "zh_CN" / "LC_MESSAGES"
 OUT = ROOT / "zh_CN"
@@ -87,7 +90,7 @@ def translate_notebook(notebook: dict, catalog: dict[str, str], link_form: tuple
     translated = json.loads(json.dumps(notebook))
     for cell in translated["cells"]:
         if cell["cell_type"] == "markdown":
-            text = translate_markdown("".join(cell["source"]), catalog, link_form)
+            text = translated_summaries(translate_markdown("".join(cell["source"]), catalog, link_form))
             cell["source"] = text.splitlines(keepends=True)
     translated["metadata"].setdefault("glasstorch", {})["language"] = "zh_CN"
     return translated

@@ -13,6 +13,21 @@ from sphinx.application import Sphinx
 
 CHINESE = "zh_CN"
 LABELS = {"en": ("中文", "阅读本页的中文版"), CHINESE: ("English", "Read this page in English")}
+# The labels of the folded answers are raw HTML, which gettext does not extract: translated here.
+SUMMARIES = {"Answer": "答案", "Why": "原因", "A solution": "参考解答"}
+
+
+def translated_summaries(text: str) -> str:
+    """``text`` with the course's <summary> labels in Chinese."""
+    for english, chinese in SUMMARIES.items():
+        text = text.replace(f"<summary>{english}</summary>", f"<summary>{chinese}</summary>")
+    return text
+
+
+def chinese_summaries(app: Sphinx, docname: str, source: list[str]) -> None:
+    """source-read: in the Chinese edition, the folded answers' labels in Chinese."""
+    if app.config.language == CHINESE:
+        source[0] = translated_summaries(source[0])
 
 
 def twin_href(docname: str, language: str) -> str:
@@ -40,4 +55,5 @@ def add_edition_link(app: Sphinx, pagename: str, templatename: str, context: dic
 
 def setup(app: Sphinx) -> dict:
     app.connect("html-page-context", add_edition_link)
+    app.connect("source-read", chinese_summaries)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
