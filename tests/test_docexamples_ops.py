@@ -110,6 +110,7 @@ POINTWISE = {
     "index_fill": lambda l, a, b: l.index_fill(a, 0, l.tensor([0, 2]), -1.5),
     "index_fill_": lambda l, a, b: (a * 1).index_fill_(1, l.tensor([1]), 4.0),
     "masked_scatter": lambda l, a, b: a.masked_scatter(a > 0, b),
+    "masked_scatter_broadcast_input": lambda l, a, b: a[0].masked_scatter(l.tensor([[True, False, True, True], [False, True, False, False]]), b),
     "masked_scatter_broadcast": lambda l, a, b: (a * 1).masked_scatter_(l.tensor([True, False, True, False]), b),
     "put": lambda l, a, b: a.put(l.tensor([1, 5, -1]), b[0, :3]),
     "put_accumulate": lambda l, a, b: (a * 1).put_(l.tensor([[1, 5], [1, 0]]), b[:2, :2], accumulate=True),

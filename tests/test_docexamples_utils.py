@@ -27,6 +27,14 @@ def test_pad_sequence_as_pytorch():
     same_in_both(program)
 
 
+def test_unpad_sequence_transposes_in_place_as_pytorch():
+    def program(lib):
+        padded = lib.nn.utils.rnn.pad_sequence([lib.tensor(s) for s in SEQS])
+        pieces = lib.nn.utils.rnn.unpad_sequence(padded, lib.tensor([3, 5, 1, 4]))
+        return [padded.shape, pieces]
+    same_in_both(program)
+
+
 @pytest.mark.parametrize("batch_first", [False, True])
 @pytest.mark.parametrize("enforce_sorted", [False, True])
 def test_pack_and_pad_back_as_pytorch(batch_first, enforce_sorted):

@@ -72,8 +72,10 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     row-major order."""
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {mask.dtype.name}")
-    where = np.broadcast_to(mask._data, input._data.shape)
-    positions = np.flatnonzero(where)
+    shape = np.broadcast_shapes(input._data.shape, mask._data.shape)  # PyTorch broadcasts both ways
+    if tuple(shape) != tuple(input.shape):
+        input = input.expand(*shape)
+    positions = np.flatnonzero(np.broadcast_to(mask._data, shape))
     if positions.size > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return _flat_index_copy(input, positions, source.reshape(-1)[:positions.size])

@@ -143,9 +143,11 @@ def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float
 
 
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor, batch_first: bool = False) -> list:
-    """The list of sequences ``pad_sequence`` stacked: each one cut to its length."""
-    batch = padded_sequences if batch_first else padded_sequences.transpose(0, 1)
-    return [batch[i, :int(length)] for i, length in enumerate(_lengths_array(lengths))]
+    """The list of sequences ``pad_sequence`` stacked: each one cut to its length. As PyTorch's, it
+    transposes a time-first ``padded_sequences`` *in place* (``transpose_``): afterwards it is batch-first."""
+    if not batch_first:
+        padded_sequences.transpose_(0, 1)
+    return [padded_sequences[i, :int(length)] for i, length in enumerate(_lengths_array(lengths))]
 
 
 def pack_sequence(sequences: Iterable[Tensor], enforce_sorted: bool = True) -> PackedSequence:
