@@ -189,6 +189,21 @@ def test_warnings_and_errors():
     assert "modified by an inplace operation" in got[3][2][1] and "modified by an inplace operation" in want[3][2][1]
 
 
+def test_checkpoint_under_no_grad_and_inference_mode():
+    def program(lib):
+        checkpoint = lib.utils.checkpoint.checkpoint
+        x = lib.tensor(INPUT, requires_grad=True)
+        packed = []
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+            with lib.no_grad():
+                a = checkpoint(lambda h: h.sin(), x, use_reentrant=False)
+            with lib.inference_mode():
+                b = checkpoint(lambda h: h.sin(), lib.tensor(INPUT), use_reentrant=False)
+        return a, a.requires_grad, b, b.is_inference(), len(packed)
+
+    same_in_both(program)
+
+
 def test_gradcheck_through_checkpoint():
     x = gt.tensor(INPUT, requires_grad=True)
     checkpoint = gt.utils.checkpoint.checkpoint

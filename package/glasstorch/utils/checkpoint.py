@@ -166,7 +166,9 @@ def _checkpoint_without_reentrant(function: Callable, preserve_rng_state: bool, 
                                   early_stop: bool, *args: Any, **kwargs: Any) -> Any:
     rng_state = get_rng_state() if preserve_rng_state else None
     # the inputs are saved as an op saves its inputs: seen by outer hooks, checked for in-place changes
-    saved_inputs = [SavedTensor(arg) if _is_tensor(arg) else arg for arg in args]
+    # (only while recording: under no_grad or inference_mode nothing will be recomputed)
+    recording = _GradMode.enabled
+    saved_inputs = [SavedTensor(arg) if recording and _is_tensor(arg) else arg for arg in args]
 
     def recompute() -> None:
         inputs = [saved.unpack(None) if isinstance(saved, SavedTensor) else saved for saved in saved_inputs]
