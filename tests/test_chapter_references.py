@@ -23,10 +23,19 @@ SKIPPED = {"tools/renumber.py", "tests/test_renumber.py", "tests/test_chapter_re
 NOTEBOOK_LINK = re.compile(r"(?<![A-Za-z0-9.])(\d\d_[a-z0-9_]+)\.ipynb")
 TITLED_LINK = re.compile(r"\[(\d\d) · ([^\]]+)\]\((?:[^)]*/)?(\d\d_[a-z0-9_]+)\.ipynb\)")
 EXERCISE_ID = re.compile(r"[\"'](\d\d)\.([A-Za-z_]\w*)[\"']")
+BARE_LINK = re.compile(r"\[(\d\d)\]\((?:[^)]*/)?(\d\d_[a-z0-9_]+)\.ipynb\)")  # [05](05_backward_engine.ipynb)
+SECTIONS = re.compile(r"\]\((?:[^)]*/)?(\d\d_[a-z0-9_]+)\.ipynb\)((?:,? ?§\d+(?:[–-]\d+)?)+)")
 PROSE = re.compile(r"\b[Cc]hapters?\s+(\d\d(?:(?:,\s+and\s+|,\s*|\s+and\s+|\s+or\s+|\s*[–-]\s*)\d\d)*)\b")
 # Names made up on purpose (whatever their number): samples in tests, the recipe in CONTRIBUTING.md
 MADE_UP_EXERCISES = {"nope", "square", "rmsprop_step"}
 MADE_UP_CHAPTERS = {"x", "no_such_chapter", "missing"}
+
+
+def sections(stem: str) -> set[int]:
+    """The numbered sections of a chapter: "## 3. ..." gives 3."""
+    cells = json.loads((ROOT / "book" / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+    text = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+    return {int(n) for n in re.findall(r"^## (\d+)\.", text, re.M)}
 
 
 def chapters() -> dict[str, str]:
@@ -44,7 +53,8 @@ def texts() -> dict[str, str]:
     found = {}
     for name in listing.decode().split("\0"):
         path = ROOT / name
-        if not name or name in SKIPPED or not path.is_file():
+        # the catalogs repeat the pages' English (tests/test_translation.py keeps them in step)
+        if not name or name in SKIPPED or name.startswith("book/locales/") or not path.is_file():
             continue
         try:
             text = path.read_text(encoding="utf-8")
@@ -82,6 +92,15 @@ def reference_problems(name: str, text: str, stems: dict[str, str], exercise_ids
         if stem in stems and (number != stem[:2] or first_word(title) != first_word(stems[stem])):
             problems.append(f"{name}: the link text '{number} · {title}' is not chapter {stem}'s "
                             f"'{stem[:2]} · {stems[stem]}'")
+    for number, stem in BARE_LINK.findall(text):
+        if stem in stems and number != stem[:2]:
+            problems.append(f"{name}: the link text [{number}] leads to chapter {stem}")
+    for stem, cited in SECTIONS.findall(text):
+        if stem in stems:
+            have = sections(stem)
+            for first, last in re.findall(r"§(\d+)(?:[–-](\d+))?", cited):
+                for section in {int(first), int(last or first)} - have:
+                    problems.append(f"{name}: chapter {stem} has no section {section}")
     for number, rest in EXERCISE_ID.findall(text):
         exercise_id = f"{number}.{rest}"
         if exercise_id not in exercise_ids and rest not in MADE_UP_EXERCISES:
