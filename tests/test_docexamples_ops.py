@@ -104,6 +104,7 @@ POINTWISE = {
     "combinations": lambda l, a, b: l.combinations(a[0], 3),
     "vander": lambda l, a, b: l.vander(a[1], 3, increasing=True),
     "take": lambda l, a, b: l.take(a, l.tensor([[0, 5], [-1, 7]])),
+    "renorm": lambda l, a, b: [l.renorm(a, 2, 0, 3.0), a.renorm(1, 1, 4.5), l.renorm(a, 3, -1, 100.0)],
     # writing into indexed places (ops/indexing_more.py)
     "index_copy": lambda l, a, b: l.index_copy(a, 1, l.tensor([3, 0]), b[:, :2]),
     "index_copy_": lambda l, a, b: (a * 1).index_copy_(0, l.tensor([2]), b[:1]),
@@ -218,6 +219,16 @@ NOT_DIFFERENTIABLE = {
     "vander_default": lambda l: l.vander(l.tensor([1, 2, 3, 5])),
     "combinations_replacement": lambda l: l.combinations(l.tensor([1, 2, 3]), 2, with_replacement=True),
     "constants": lambda l: [l.pi, l.e, l.inf, str(l.nan)],
+    "unique_consecutive": lambda l: [list(l.unique_consecutive(l.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True)),
+                                     l.unique_consecutive(l.tensor([[2, 2], [2, 2], [1, 3], [2, 2]]), dim=0),
+                                     list(l.tensor([[1, 1, 2], [1, 1, 2]]).unique_consecutive(return_counts=True, dim=1))],
+    "nextafter": lambda l: [l.nextafter(l.tensor([1.0, 2.0]), l.tensor([2.0, 1.0])) - l.tensor([1.0, 2.0]),
+                            l.tensor([1.0], dtype=l.float64).nextafter(l.tensor([0.0], dtype=l.float64))],
+    "asarray": lambda l: [l.asarray([1, 2.5]), l.asarray(np.arange(3)), l.asarray(l.tensor([1, 2]), dtype=l.float32),
+                          l.asarray(7), l.asarray([[True, False]])],
+    "can_cast": lambda l: [l.can_cast(a, b) for a in (l.float64, l.float32, l.int32, l.uint8, l.bool)
+                           for b in (l.float16, l.int64, l.int8, l.bool, l.float64)],
+    "is_nonzero": lambda l: [l.is_nonzero(l.tensor([1.5])), l.is_nonzero(l.tensor(0)), l.is_nonzero(l.tensor([[False]]))],
     "finfo_iinfo": lambda l: [(i.bits, i.eps, i.max, i.min, i.tiny, i.resolution) for i in
                               (l.finfo(l.float32), l.finfo(l.float64), l.finfo(l.float16), l.finfo())]
                              + [(i.bits, i.max, i.min) for i in (l.iinfo(l.int8), l.iinfo(l.int64), l.iinfo(l.uint8))],
@@ -230,6 +241,27 @@ NOT_DIFFERENTIABLE = {
 def test_other_results_as_pytorch(name):
     got, want = both(NOT_DIFFERENTIABLE[name])
     _close(got, want)
+
+
+def test_asarray_shares_memory_as_pytorch():
+    for lib in (gt, torch):
+        t = lib.tensor([1.0, 2.0])
+        assert lib.asarray(t) is t and lib.asarray(t, copy=True) is not t
+        array = np.zeros(3)
+        shared = lib.asarray(array)
+        array[0] = 5.0
+        assert shared[0].item() == 5.0 and lib.asarray(array, copy=True)[0].item() == 5.0
+        assert lib.asarray([1.0], requires_grad=True).requires_grad
+
+
+def test_poisson_keeps_its_law():
+    """Drawn from glasstorch's generator (not PyTorch's numbers): the dtype, the zero rate and the mean."""
+    gt.manual_seed(1)
+    rates = gt.tensor([0.0, 0.5, 4.0, 30.0]).repeat(4000, 1)
+    draws = gt.poisson(rates)
+    assert draws.dtype == gt.float32 and (draws[:, 0] == 0).all() and (draws == draws.round()).all()
+    np.testing.assert_allclose(draws.mean(0).numpy(), [0.0, 0.5, 4.0, 30.0], rtol=0.06, atol=0.02)
+    assert str(torch.poisson(torch.tensor([1.0])).dtype) == "torch.float32"
 
 
 def test_reprs_as_pytorch():
@@ -268,6 +300,9 @@ ERRORS = [
     lambda l: l.cdist(l.ones(2, 3), l.ones(2, 4)),
     lambda l: l.chain_matmul(l.ones(2)),
     lambda l: l.slice_scatter(l.zeros(4, 4), l.ones(2, 4), 0, 0, 3),
+    lambda l: l.is_nonzero(l.tensor([1, 2])),
+    lambda l: l.is_nonzero(l.tensor([])),
+    lambda l: l.poisson(l.tensor([-1.0])),
 ]
 
 

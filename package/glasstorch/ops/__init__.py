@@ -36,12 +36,13 @@ from .shape import (as_strided, atleast_1d, atleast_2d, atleast_3d, column_stack
 from .pointwise_more import (addcdiv, addcmul, bitwise_left_shift, bitwise_right_shift, copysign, deg2rad,
                              float_power, floor_divide, fmax, fmin, fmod, frexp, gcd, heaviside, hypot, isin, isinf,
                              isneginf, isposinf, lcm, ldexp, lerp, logaddexp, logaddexp2, logical_xor, nan_to_num,
-                             positive, rad2deg, remainder, signbit, xlogy)
+                             nextafter, positive, rad2deg, remainder, signbit, xlogy)
 from .statistics import (aminmax, corrcoef, count_nonzero, cov, cummax, cummin, diff, kthvalue, logcumsumexp, median,
                          mode, nanmean, nanmedian, nanquantile, nansum, quantile)
 from .shape_more import (bincount, block_diag, broadcast_to, bucketize, cartesian_prod, combinations, diag,
-                         diag_embed, diagflat, dsplit, hsplit, inner, kron, logspace, range_ as range, ravel, rot90,
-                         searchsorted, take, tensor_split, trace, tril_indices, triu_indices, unflatten, unravel_index,
+                         diag_embed, diagflat, dsplit, hsplit, inner, kron, logspace, range_ as range, ravel, renorm, rot90,
+                         searchsorted, take, tensor_split, trace, tril_indices, triu_indices, unflatten, unique_consecutive,
+                         unravel_index,
                          vander, vsplit)
 from .indexing_more import (as_strided_scatter, diagonal_scatter, index_copy, index_fill, masked_scatter, put,
                             select_scatter, slice_scatter)

@@ -153,11 +153,11 @@ from . import pointwise_more, shape_more, statistics  # noqa: E402
 _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
     (pointwise_more, "addcmul addcdiv lerp hypot logaddexp logaddexp2 copysign fmod remainder floor_divide float_power "
                      "fmax fmin heaviside ldexp xlogy gcd lcm logical_xor bitwise_left_shift bitwise_right_shift isinf "
-                     "isposinf isneginf signbit nan_to_num rad2deg deg2rad positive frexp isin"),
+                     "isposinf isneginf signbit nan_to_num rad2deg deg2rad positive frexp isin nextafter"),
     (statistics, "median nanmedian quantile nanquantile kthvalue mode aminmax cummax cummin logcumsumexp count_nonzero "
                  "nansum nanmean diff cov corrcoef"),
     (shape_more, "tensor_split hsplit vsplit dsplit broadcast_to ravel unflatten rot90 diag diag_embed diagflat trace "
-                 "inner kron take bincount"),
+                 "inner kron take bincount unique_consecutive renorm"),
 ) for name in names.split()})
 from . import indexing_more, linalg_more  # noqa: E402
 

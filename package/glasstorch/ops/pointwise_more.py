@@ -153,6 +153,12 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     return input * scale
 
 
+def nextafter(input: Tensor, other: Any) -> Tensor:
+    """The next floating point number after ``input`` in the direction of ``other``."""
+    x, y = promoted_values(input, other)
+    return _wrap(np.asarray(np.nextafter(x, y)))
+
+
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (not differentiable)."""
     if input.dtype is not values.dtype:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from builtins import range as builtins_range
 from typing import Any, Sequence
 
 import numpy as np
@@ -319,6 +320,46 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
     if weights is None:
         return _wrap(counts.astype(np.int64))
     return _wrap(counts.astype(np.float32 if weights._data.dtype == np.float32 else np.float64))
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None) -> Any:
+    """Each run of equal consecutive values (slices along ``dim``) kept once, as ``uniq`` does;
+    optionally the run each element belongs to and each run's length. Not differentiable."""
+    data = input._data
+    if dim is None:
+        flat = data.reshape(-1)
+        starts = np.concatenate([[True], flat[1:] != flat[:-1]]) if flat.size else np.zeros(0, dtype=bool)
+        values = flat[starts]
+        inverse_shape = data.shape
+    else:
+        axis = _axis(input, dim)
+        moved = np.moveaxis(data, axis, 0).reshape(data.shape[axis], -1)
+        starts = np.concatenate([[True], (moved[1:] != moved[:-1]).any(axis=1)]) if len(moved) else np.zeros(0, bool)
+        values = np.compress(starts, data, axis=axis)
+        inverse_shape = (data.shape[axis],)
+    inverse = (np.cumsum(starts) - 1).astype(np.int64)
+    counts = np.diff(np.append(np.flatnonzero(starts), starts.size)).astype(np.int64)
+    result = [_wrap(values)]
+    if return_inverse:
+        result.append(_wrap(inverse.reshape(inverse_shape)))
+    if return_counts:
+        result.append(_wrap(counts))
+    return result[0] if len(result) == 1 else tuple(result)
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``
+    (PyTorch's factor: maxnorm / (norm + 1e-7))."""
+    axis = _axis(input, dim)
+    if p <= 0:
+        raise RuntimeError(f"renorm: non-positive-norm not supported")
+    others = tuple(d for d in builtins_range(input.dim()) if d != axis)
+    norms = input.norm(p, others, keepdim=True) if others else input.abs()
+    from .indexing import where
+
+    factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    return input * factor
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple:

@@ -1,0 +1,69 @@
+"""Smaller torch-level functions found missing by running the examples in PyTorch's own docstrings
+(issue 14): ``asarray``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
+``_torch_docs`` entries implemented in ``aten/src/ATen/native/TensorConversions.cpp``,
+``TypeProperties.cpp`` and ``Distributions.cpp``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from ._tensor import Tensor, _wrap
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """``obj`` as a tensor, sharing memory when it can: a tensor of the wanted dtype comes back
+    itself (``copy=True`` forces a copy), a numpy array is shared as ``from_numpy`` shares it,
+    anything else (lists, numbers) is copied as ``tensor`` would."""
+    from ._creation import from_numpy, tensor
+
+    wanted = None if dtype is None else dtypes.canonical(dtype)
+    if isinstance(obj, Tensor):
+        result = obj if wanted is None or wanted is obj.dtype else obj.to(wanted)
+        if copy and result is obj:
+            result = obj.clone()
+        if copy is False and result is not obj:
+            raise ValueError("can't alias tensor from variable of type " + str(obj.dtype) + " to " + str(wanted)
+                             + " without copying")
+    elif isinstance(obj, np.ndarray) and not copy:
+        result = from_numpy(obj)
+        if wanted is not None and wanted is not result.dtype:
+            result = result.to(wanted)
+    else:
+        result = tensor(obj, dtype=wanted)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "c": 3}
+
+
+def can_cast(from_: Any, to: Any) -> bool:
+    """Whether PyTorch's casting rules allow ``from_`` -> ``to`` without losing the kind of number:
+    no floating -> integral, no non-bool -> bool (narrowing within a kind is allowed)."""
+    source, target = dtypes.canonical(from_), dtypes.canonical(to)
+    return _CATEGORY[np.dtype(source.numpy_dtype).kind] <= _CATEGORY[np.dtype(target.numpy_dtype).kind]
+
+
+def is_nonzero(input: Tensor) -> bool:
+    """The truth of a one-element tensor; more or fewer elements are ambiguous."""
+    if input.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if input.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(input._data.reshape(-1)[0] != 0)
+
+
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """Counts drawn from Poisson(rate) for each rate in ``input`` (glasstorch's generator, so not
+    PyTorch's numbers); same dtype as ``input``. Not differentiable (PyTorch: zero gradient)."""
+    from .random import _generator_of
+
+    if (input._data < 0).any():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    # numpy's Poisson sampler on the generator's stream (random.Generator wraps only the draws the factories use)
+    return _wrap(_generator_of(generator)._rng.poisson(input._data).astype(input._data.dtype))
