@@ -24,15 +24,19 @@ PARTS = {
 CHAPTERS = (  # titles wrapped by hand ("\n"), so that the map fits a notebook's width
     Chapter("00", "Welcome", 0),
     Chapter("01", "Tensors", 1),
+    Chapter("02", "Storage, strides\nand views", 1),
+    Chapter("03", "Autograd\nfrom scratch", 1),
     Chapter("04", "The computational\ngraph", 1),
     Chapter("05", "Backward:\nthe engine", 1),
     Chapter("06", "Hooks on tensors,\nretain_grad,\nautograd.grad", 1),
     Chapter("07", "detach, no_grad,\ndynamic graphs", 1),
+    Chapter("08", "Autograd beyond\nthe basics", 1),
     Chapter("09", "Parameters and\nModule.__init__", 2),
     Chapter("10", "Walking the\nmodule tree", 2),
     Chapter("11", "apply, _apply,\ndtypes and modes", 2),
     Chapter("12", "Module hooks\nand __call__", 2),
-    Chapter("13", "state_dict and\ncheckpoints", 2),
+    Chapter("13", "state_dict and\nloading", 2),
+    Chapter("14", "Checkpoints\non disk", 2),
     Chapter("15", "Layers and the\nfunctional twin", 3),
     Chapter("16", "Optimizers and\nschedules", 3),
     Chapter("17", "Capstone:\na digit classifier", 3),
@@ -41,10 +45,16 @@ CHAPTERS = (  # titles wrapped by hand ("\n"), so that the map fits a notebook's
 # (earlier, later): the later chapter builds on the earlier one.
 BUILDS_ON = (
     ("00", "01"),
-    ("01", "04"),
+    ("01", "02"),
+    ("01", "03"),
+    ("03", "04"),   # the graph a tiny engine builds, now PyTorch's
+    ("02", "05"),   # in-place changes through views, the version counter
     ("04", "05"),
     ("05", "06"),
     ("05", "07"),
+    ("05", "08"),
+    ("06", "08"),   # hooks on Nodes, post-accumulate hooks
+    ("07", "08"),   # custom Functions, grad modes
     ("04", "09"),   # a Parameter is a leaf tensor
     ("09", "10"),
     ("10", "11"),
@@ -54,7 +64,8 @@ BUILDS_ON = (
     ("10", "13"),   # state_dict walks the tree with dotted prefixes
     ("11", "15"),   # Dropout and BatchNorm follow train()/eval()
     ("05", "16"),   # optimizers read .grad
-    ("13", "16"),   # ... and have a state_dict
+    ("13", "14"),
+    ("14", "16"),   # ... and their state is part of a checkpoint
     ("15", "17"),
     ("16", "17"),
     ("12", "17"),
