@@ -413,3 +413,56 @@ def test_embedding_bag_errors_as_pytorch():
             F.embedding_bag(lib.tensor([1, 2]), w, lib.tensor([0]), mode="sum", per_sample_weights=lib.ones(3))
     with pytest.raises(NotImplementedError, match="scale_grad_by_freq=False only"):
         gt.nn.functional.embedding_bag(gt.tensor([1, 2]), gt.ones(10, 3), gt.tensor([0]), scale_grad_by_freq=True)
+
+
+# --- fractional max pooling ------------------------------------------------------------------------
+@pytest.mark.parametrize("dims, shape, kernel, size", [
+    (2, (2, 3, 9, 11), (2, 3), dict(output_size=(5, 4))),
+    (2, (3, 9, 11), 3, dict(output_ratio=(0.5, 0.7))),
+    (2, (1, 2, 6, 6), 2, dict(output_size=5)),
+    (3, (2, 6, 5, 7), 2, dict(output_size=(3, 2, 4))),
+    (3, (1, 2, 7, 6, 5), (3, 2, 2), dict(output_ratio=0.5)),
+], ids=["2d", "2d_unbatched_ratio", "2d_overlapping", "3d_unbatched", "3d_ratio"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fractional_max_pool_as_pytorch(dims, shape, kernel, size, dtype):
+    values = _values(31, shape).astype(dtype)
+    flat = values.reshape(-1)
+    flat[::7][:len(flat[1::7])] = flat[1::7]  # equal neighbours: ties inside windows
+    planes = (1 if len(shape) == dims + 1 else shape[0], shape[-dims - 1], dims)
+    samples = np.random.default_rng(32).random(planes).astype(dtype)
+    outcomes = []
+    for lib in (gt, torch):
+        x = lib.tensor(values, requires_grad=True)
+        function = getattr(lib.nn.functional, f"fractional_max_pool{dims}d")
+        out, indices = function(x, kernel, return_indices=True, _random_samples=lib.tensor(samples), **size)
+        (out * lib.tensor(_values(33, tuple(out.shape)).astype(dtype))).sum().backward()
+        module = getattr(lib.nn, f"FractionalMaxPool{dims}d")(kernel, _random_samples=lib.tensor(samples), **size)
+        outcomes.append((out.detach().numpy(), indices.numpy(), x.grad.numpy(), out.grad_fn.name(),
+                         module(x).detach().numpy(), repr(module), list(module.state_dict())))
+    got, want = outcomes
+    for g, w in zip(got[:3], want[:3]):
+        assert g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(got[4], want[4])
+    assert got[3] == want[3] and got[5:] == want[5:]
+
+
+def test_fractional_max_pool_gradients_and_errors():
+    x = gt.tensor(_values(34, (1, 2, 7, 6)), requires_grad=True)
+    samples = gt.tensor(np.random.default_rng(35).random((1, 2, 2)))
+    assert gradcheck(lambda x: gt.nn.functional.fractional_max_pool2d(x, 2, output_size=(4, 3),
+                                                                      _random_samples=samples), (x,))
+    out = gt.nn.functional.fractional_max_pool2d(x, 2, output_size=3)  # windows from the generator: in range
+    assert out.shape == (1, 2, 3, 3)
+    for lib in (gt, torch):
+        F, y = lib.nn.functional, lib.ones(1, 2, 7, 9)
+        with pytest.raises(ValueError, match="requires specifying either an output_size or an output_ratio"):
+            F.fractional_max_pool2d(y, 2)
+        with pytest.raises(RuntimeError, match="pool height 5 too large relative to input height 7"):
+            F.fractional_max_pool2d(y, 5, output_size=(5, 5))
+        with pytest.raises(ValueError, match="output_ratio must be between 0 and 1 \\(got 1.5\\)"):
+            lib.nn.FractionalMaxPool2d(2, output_ratio=1.5)
+        with pytest.raises(ValueError, match="only one of output_size and output_ratio may be specified"):
+            lib.nn.FractionalMaxPool2d(2, output_size=3, output_ratio=0.5)
+        with pytest.raises(ValueError, match="FractionalMaxPool3d requires specifying either an output size"):
+            lib.nn.FractionalMaxPool3d(2)

@@ -37,13 +37,14 @@ import numpy as np
 
 from .. import ops
 from .. import dtypes
-from .._creation import arange, empty, empty_like, from_numpy, ones, ones_like, zeros, zeros_like
+from .._creation import arange, empty, empty_like, from_numpy, ones, ones_like, rand, zeros, zeros_like
 from .._tensor import Tensor
 from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
 from ..ops import activation as _activation
 from ..ops import embedding as _embedding
 from ..ops import fold as _fold_ops
+from ..ops import fractional_pooling as _fractional
 from ..ops import loss as _loss
 from ..ops import normalization as _normalization
 from ..ops import pooling as _pool
@@ -1409,3 +1410,52 @@ def fold(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1, p
     """Columns of sliding blocks summed back into images: (N, C*kh*kw, L) -> (N, C, H, W)
     ("col2im", the transpose of ``unfold``; ``ops/fold.py``)."""
     return _fold_ops.col2im(input, output_size, kernel_size, dilation, padding, stride)
+
+
+# --- fractional max pooling -------------------------------------------------------------------
+def _fractional_max_pool(input: Tensor, kernel_size: Any, output_size: Any, output_ratio: Any, return_indices: bool,
+                         _random_samples: Tensor | None, dims: int) -> Any:
+    """Both ranks of ``fractional_max_pool``: the output size from ``output_size`` or from
+    ``output_ratio`` (times the input's size, rounded down), one random number per plane and
+    spatial dim unless ``_random_samples`` gives them (drawn with ``rand``, as PyTorch draws them)."""
+    name = f"fractional_max_pool{dims}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    as_tuple = (lambda v: (v,) * dims if isinstance(v, (int, float)) else tuple(v))
+    if output_size is None:
+        if len(as_tuple(output_ratio)) > dims:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratios = as_tuple(output_ratio)
+        output_size = [int(input.size(-dims + d) * ratios[d]) for d in range(dims)]
+    if _random_samples is None:
+        batch = 1 if input.dim() == dims + 1 else input.size(0)
+        _random_samples = rand(batch, input.size(-dims - 1), dims, dtype=input.dtype)
+    out, indices = _fractional.fractional_max_pool(input, tuple(int(k) for k in as_tuple(kernel_size)),
+                                                   tuple(int(n) for n in as_tuple(output_size)), _random_samples)
+    return (out, indices) if return_indices else out
+
+
+def fractional_max_pool2d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    """Max pooling over pseudo-randomly placed windows to a given size (or ratio) of (N, C, H, W)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 2)
+
+
+def fractional_max_pool3d(input: Tensor, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                          return_indices: bool = False, _random_samples: Tensor | None = None) -> Any:
+    """Max pooling over pseudo-randomly placed windows to a given size (or ratio) of (N, C, T, H, W)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, return_indices, _random_samples, 3)
+
+
+def fractional_max_pool2d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple:
+    """``fractional_max_pool2d`` that always returns (values, indices)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, True, _random_samples, 2)
+
+
+def fractional_max_pool3d_with_indices(input: Tensor, kernel_size: Any, output_size: Any = None,
+                                       output_ratio: Any = None, return_indices: bool = False,
+                                       _random_samples: Tensor | None = None) -> tuple:
+    """``fractional_max_pool3d`` that always returns (values, indices)."""
+    return _fractional_max_pool(input, kernel_size, output_size, output_ratio, True, _random_samples, 3)

@@ -274,3 +274,45 @@ class MaxUnpool3d(_MaxUnpoolNd):
     """The inverse of ``MaxPool3d``: each max put back at its index, zeros elsewhere."""
 
     _dims = 3
+
+
+class _FractionalMaxPoolNd(Module):
+    """Max pooling over pseudo-randomly placed windows to ``output_size`` or ``output_ratio`` of the
+    input (``F.fractional_max_pool2d/3d``). ``_random_samples``, a buffer when given, fixes the windows."""
+
+    _dims = 2
+
+    def __init__(self, kernel_size: Any, output_size: Any = None, output_ratio: Any = None,
+                 return_indices: bool = False, _random_samples: Tensor | None = None) -> None:
+        super().__init__()
+        dims = self._dims
+        self.kernel_size = (kernel_size,) * dims if isinstance(kernel_size, int) else tuple(kernel_size)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = ((output_size,) * dims if isinstance(output_size, int) else tuple(output_size)) \
+            if output_size is not None else None
+        self.output_ratio = ((output_ratio,) * dims if isinstance(output_ratio, (int, float)) else
+                             tuple(output_ratio)) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"FractionalMaxPool{dims}d requires specifying either an output size, or a pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input: Tensor) -> Any:
+        function = F.fractional_max_pool2d if self._dims == 2 else F.fractional_max_pool3d
+        return function(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                        _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """Fractional max pooling of (N, C, H, W) or (C, H, W)."""
+
+    _dims = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """Fractional max pooling of (N, C, T, H, W) or (C, T, H, W)."""
+
+    _dims = 3
