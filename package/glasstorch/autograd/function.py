@@ -160,9 +160,11 @@ def _wrap_outputs(ctx: BackwardCFunction, args: tuple, outputs: tuple) -> tuple:
     return tuple(results)
 
 
-class DelayedError(Node):
+class Error(Node):
     """The Node put after a ``@once_differentiable`` backward run under ``create_graph``:
-    differentiating through it raises (``torch/csrc/autograd/functions/basic_ops.h``)."""
+    differentiating through it raises. PyTorch's ``DelayedError`` makes it
+    (``torch/csrc/autograd/functions/basic_ops.h``); a tensor prints it as ``grad_fn=<Error>``
+    (its ``name()`` there is ``torch::autograd::Error``)."""
 
     def __init__(self, message: str, *inputs: Any) -> None:
         super().__init__(*inputs)
@@ -187,7 +189,7 @@ def once_differentiable(fn: Callable) -> Callable:
         results = []
         for out in (outputs if isinstance(outputs, tuple) else (outputs,)):
             if out is not None:
-                out = set_history(out.detach(), DelayedError(message, *args))
+                out = set_history(out.detach(), Error(message, *args))
             results.append(out)
         return tuple(results) if isinstance(outputs, tuple) else results[0]
 
