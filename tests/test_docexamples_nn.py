@@ -150,3 +150,46 @@ def test_errors_as_pytorch(index):
         got, want = (outcomes([lambda lib=lib: ERRORS[index](lib)])[0] for lib in (gt, torch))
     assert want != "no error"
     assert got[0] == want[0] and got[1][:30] == want[1][:30], (got, want)
+
+
+LOGITS = RNG.standard_normal((4, 5))
+MARGIN_CALLS = {
+    "multi_margin": lambda l, x: l.nn.MultiMarginLoss()(x, l.tensor([1, 0, 4, 2])),
+    "multi_margin_p2_weight": lambda l, x: l.nn.functional.multi_margin_loss(
+        x, l.tensor([1, 0, 4, 2]), p=2, margin=0.7, weight=l.linspace(0.5, 2.0, 5, dtype=x.dtype), reduction="none"),
+    "multi_margin_sum_1d": lambda l, x: l.nn.functional.multi_margin_loss(x[0], l.tensor(3), reduction="sum"),
+    "multilabel_margin": lambda l, x: l.nn.MultiLabelMarginLoss()(x, l.tensor([[3, 0, -1, 1, 2], [1, 1, 4, -1, 0],
+                                                                             [0, 1, 2, 3, 4], [-1, 2, 2, 2, 2]])),
+    "multilabel_margin_none_1d": lambda l, x: [l.nn.functional.multilabel_margin_loss(x, l.tensor([[2, -1, 0, 0, 0]] * 4), reduction="none"),
+                                               l.nn.functional.multilabel_margin_loss(x[1], l.tensor([4, 0, -1, 2, 2]))],
+}
+
+
+@pytest.mark.parametrize("name", MARGIN_CALLS)
+def test_margin_losses_as_pytorch(name):
+    results = []
+    for lib in (gt, torch):
+        x = lib.tensor(LOGITS, requires_grad=True)
+        outs = MARGIN_CALLS[name](lib, x)
+        outs = outs if isinstance(outs, list) else [outs]
+        sum(((o * (lib.arange(o.numel(), dtype=o.dtype).reshape(o.shape) + 1)).sum() for o in outs)).backward()
+        results.append(([o.detach().numpy() for o in outs], x.grad.numpy()))
+    for got, want in zip(results[0][0] + [results[0][1]], results[1][0] + [results[1][1]]):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-10)
+    x = gt.tensor(LOGITS, requires_grad=True)
+    assert gradcheck(lambda t: tuple(MARGIN_CALLS[name](gt, t)) if isinstance(MARGIN_CALLS[name](gt, t), list)
+                     else MARGIN_CALLS[name](gt, t), (x,), eps=1e-6, atol=1e-5)
+
+
+def test_margin_loss_modules_and_errors_as_pytorch():
+    for make in (lambda nn: nn.MultiMarginLoss(), lambda nn: nn.MultiMarginLoss(p=2, margin=0.5, weight=None),
+                 lambda nn: nn.MultiLabelMarginLoss(reduction="sum")):
+        assert repr(make(gt.nn)) == repr(make(torch.nn))
+    calls = [lambda l: l.nn.MultiMarginLoss(p=3),
+             lambda l: l.nn.functional.multi_margin_loss(l.ones(2, 3), l.tensor([0, 3])),
+             lambda l: l.nn.functional.multi_margin_loss(l.ones(2, 3), l.tensor([0, 1, 2])),
+             lambda l: l.nn.functional.multilabel_margin_loss(l.ones(2, 3), l.tensor([[0, 5, -1], [0, -1, 0]])),
+             lambda l: l.nn.functional.multilabel_margin_loss(l.ones(2, 3), l.tensor([0, 1]))]
+    for call in calls:
+        got, want = (outcomes([lambda lib=lib: call(lib)])[0] for lib in (gt, torch))
+        assert want != "no error" and got[0] == want[0] and got[1][:18] == want[1][:18], (got, want)
