@@ -104,6 +104,9 @@ POINTWISE = {
     "combinations": lambda l, a, b: l.combinations(a[0], 3),
     "vander": lambda l, a, b: l.vander(a[1], 3, increasing=True),
     "take": lambda l, a, b: l.take(a, l.tensor([[0, 5], [-1, 7]])),
+    "gradient": lambda l, a, b: (list(l.gradient(a)) + list(l.gradient(a, spacing=[0.5, 2.0], edge_order=2))
+                                 + list(l.gradient(a, spacing=(l.tensor([0.0, 1.5, 2.0], dtype=a.dtype),), dim=0))
+                                 + list(l.gradient(a, spacing=(b[0].abs().cumsum(0),), dim=1, edge_order=2))),
     "renorm": lambda l, a, b: [l.renorm(a, 2, 0, 3.0), a.renorm(1, 1, 4.5), l.renorm(a, 3, -1, 100.0)],
     # writing into indexed places (ops/indexing_more.py)
     "index_copy": lambda l, a, b: l.index_copy(a, 1, l.tensor([3, 0]), b[:, :2]),
@@ -252,6 +255,8 @@ def test_asarray_shares_memory_as_pytorch():
         array[0] = 5.0
         assert shared[0].item() == 5.0 and lib.asarray(array, copy=True)[0].item() == 5.0
         assert lib.asarray([1.0], requires_grad=True).requires_grad
+        y = lib.ones(2, requires_grad=True) * 2
+        assert lib.asarray(y) is y and lib.asarray(y, requires_grad=False).grad_fn is None
 
 
 def test_poisson_keeps_its_law():
@@ -303,6 +308,8 @@ ERRORS = [
     lambda l: l.is_nonzero(l.tensor([1, 2])),
     lambda l: l.is_nonzero(l.tensor([])),
     lambda l: l.poisson(l.tensor([-1.0])),
+    lambda l: l.gradient(l.ones(2, 3), edge_order=2),
+    lambda l: l.gradient(l.ones(3, 3), spacing=[1.0, 2.0, 3.0]),
 ]
 
 

@@ -14,10 +14,11 @@ from ._tensor import Tensor, _wrap
 
 
 def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
-            requires_grad: bool = False) -> Tensor:
+            requires_grad: bool | None = None) -> Tensor:
     """``obj`` as a tensor, sharing memory when it can: a tensor of the wanted dtype comes back
     itself (``copy=True`` forces a copy), a numpy array is shared as ``from_numpy`` shares it,
-    anything else (lists, numbers) is copied as ``tensor`` would."""
+    anything else (lists, numbers) is copied as ``tensor`` would. ``requires_grad=None`` keeps the
+    tensor's own; ``False`` gives a detached alias of a tensor that requires grad."""
     from ._creation import from_numpy, tensor
 
     wanted = None if dtype is None else dtypes.canonical(dtype)
@@ -34,7 +35,9 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
             result = result.to(wanted)
     else:
         result = tensor(obj, dtype=wanted)
-    if requires_grad:
+    if requires_grad is False and result.requires_grad:
+        result = result.detach()
+    elif requires_grad and not result.requires_grad:
         result.requires_grad_(True)
     return result
 

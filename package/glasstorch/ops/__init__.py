@@ -37,8 +37,8 @@ from .pointwise_more import (addcdiv, addcmul, bitwise_left_shift, bitwise_right
                              float_power, floor_divide, fmax, fmin, fmod, frexp, gcd, heaviside, hypot, isin, isinf,
                              isneginf, isposinf, lcm, ldexp, lerp, logaddexp, logaddexp2, logical_xor, nan_to_num,
                              nextafter, positive, rad2deg, remainder, signbit, xlogy)
-from .statistics import (aminmax, corrcoef, count_nonzero, cov, cummax, cummin, diff, kthvalue, logcumsumexp, median,
-                         mode, nanmean, nanmedian, nanquantile, nansum, quantile)
+from .statistics import (aminmax, corrcoef, count_nonzero, cov, cummax, cummin, diff, gradient, kthvalue, logcumsumexp,
+                         median, mode, nanmean, nanmedian, nanquantile, nansum, quantile)
 from .shape_more import (bincount, block_diag, broadcast_to, bucketize, cartesian_prod, combinations, diag,
                          diag_embed, diagflat, dsplit, hsplit, inner, kron, logspace, range_ as range, ravel, renorm, rot90,
                          searchsorted, take, tensor_split, trace, tril_indices, triu_indices, unflatten, unique_consecutive,

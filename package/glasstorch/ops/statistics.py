@@ -281,6 +281,72 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     return x
 
 
+def _gradient_along(f: Tensor, axis: int, spacing: Any, edge_order: int) -> Tensor:
+    """Central differences inside, one-sided ones at the two ends (numpy's ``gradient``), along ``axis``,
+    for a uniform step (a number) or at the given coordinates (a 1-D tensor)."""
+    n = f.shape[axis]
+
+    def part(start: int, length: int) -> Tensor:
+        return f.narrow(axis, start, length)
+
+    if isinstance(spacing, Tensor):
+        x = spacing.to(f.dtype)
+        shape = [1] * f.dim()
+        shape[axis] = n - 2
+
+        def along(t: Tensor) -> Tensor:
+            return t.reshape(*shape)
+        hd, hs = along(x[1:-1] - x[:-2]), along(x[2:] - x[1:-1])
+        inside = (hd * hd * part(2, n - 2) - hs * hs * part(0, n - 2) + (hs * hs - hd * hd) * part(1, n - 2)) / (
+            hd * hs * (hd + hs))
+        if edge_order == 1:
+            first = (part(1, 1) - part(0, 1)) / (x[1] - x[0])
+            last = (part(n - 1, 1) - part(n - 2, 1)) / (x[n - 1] - x[n - 2])
+        else:
+            a, b = x[1] - x[0], x[2] - x[1]
+            first = (-(2 * a + b) / (a * (a + b)) * part(0, 1) + (a + b) / (a * b) * part(1, 1)
+                     - a / (b * (a + b)) * part(2, 1))
+            a, b = x[n - 2] - x[n - 3], x[n - 1] - x[n - 2]
+            last = (b / (a * (a + b)) * part(n - 3, 1) - (a + b) / (a * b) * part(n - 2, 1)
+                    + (2 * b + a) / (b * (a + b)) * part(n - 1, 1))
+    else:
+        h = float(spacing)
+        inside = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
+        if edge_order == 1:
+            first, last = (part(1, 1) - part(0, 1)) / h, (part(n - 1, 1) - part(n - 2, 1)) / h
+        else:
+            first = (-3 * part(0, 1) + 4 * part(1, 1) - part(2, 1)) / (2 * h)
+            last = (3 * part(n - 1, 1) - 4 * part(n - 2, 1) + part(n - 3, 1)) / (2 * h)
+    from .shape import cat
+
+    return cat([first, inside, last], axis)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple:
+    """The derivative estimated along each of ``dim`` (all dims by default) from the samples in
+    ``input``: one tensor per dim. ``spacing``: one step for all dims, one step per dim, or one
+    1-D tensor of coordinates per dim."""
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
+    dims = list(range(input.dim())) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
+    axes = [_axis(input, d) for d in dims]
+    if isinstance(spacing, (int, float)):
+        spacings = [spacing] * len(axes)
+    else:
+        spacings = list(spacing)
+        if len(spacings) == 1 and len(axes) > 1 and not isinstance(spacings[0], Tensor):
+            spacings = spacings * len(axes)
+        if len(spacings) != len(axes):
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
+                               f"arguments to have the same length, but got a spacing argument of length "
+                               f"{len(spacings)} and a dim argument of length {len(axes)}.")
+    for axis in axes:
+        if input.shape[axis] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    values = input if input.is_floating_point() else input.to(dtypes.get_default_dtype())
+    return tuple(_gradient_along(values, axis, step, edge_order) for axis, step in zip(axes, spacings))
+
+
 def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None) -> Tensor:
     """The covariance matrix of the variables in the rows of ``input`` (observations in columns),
     with optional integer frequency weights and float observation weights."""
