@@ -124,6 +124,10 @@ POINTWISE = {
     "diagonal_scatter": lambda l, a, b: l.diagonal_scatter(a, b[0, :3], -1 + 1),
     "diagonal_scatter_offset": lambda l, a, b: a.diagonal_scatter(b[0, :2], -1),
     "as_strided_scatter": lambda l, a, b: l.as_strided_scatter(a, b[:2, :2], (2, 2), (1, 2)),
+    "index_reduce": lambda l, a, b: [l.index_reduce(a, 0, l.tensor([0, 2, 0]), b, "mean"),
+                                     a.index_reduce(1, l.tensor([3, 1, 3, 0]), b, "amax"),
+                                     (a * 1).index_reduce_(0, l.tensor([1, 1, 2]), b, "prod", include_self=False),
+                                     l.index_reduce(a, 1, l.tensor([2, 2, 2, 2]), b, "amin", include_self=False)],
     # products and integrals (ops/linalg_more.py)
     "addmv": lambda l, a, b: l.addmv(a[0, :3], a[:, :3].t(), b[:, 0], beta=0.5, alpha=2),
     "addr": lambda l, a, b: l.addr(a, b[:, 0], b[0], alpha=0.5),
@@ -222,6 +226,10 @@ NOT_DIFFERENTIABLE = {
     "vander_default": lambda l: l.vander(l.tensor([1, 2, 3, 5])),
     "combinations_replacement": lambda l: l.combinations(l.tensor([1, 2, 3]), 2, with_replacement=True),
     "constants": lambda l: [l.pi, l.e, l.inf, str(l.nan)],
+    "nonzero_static": lambda l: [l.nonzero_static(l.tensor(INTS), size=4), l.nonzero_static(l.tensor([0, 3, 0, 1]), size=5, fill_value=9),
+                                 l.tensor([[1.0, 0.0]]).nonzero_static(size=0)],
+    "frombuffer": lambda l: [l.frombuffer(bytearray(range(12)), dtype=l.int32), l.frombuffer(b"\x01\x02\x03\x04", dtype=l.int8, offset=1, count=2),
+                             l.frombuffer(np.arange(3.0).tobytes(), dtype=l.float64)],
     "unique_consecutive": lambda l: [list(l.unique_consecutive(l.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True)),
                                      l.unique_consecutive(l.tensor([[2, 2], [2, 2], [1, 3], [2, 2]]), dim=0),
                                      list(l.tensor([[1, 1, 2], [1, 1, 2]]).unique_consecutive(return_counts=True, dim=1))],
@@ -257,6 +265,17 @@ def test_asarray_shares_memory_as_pytorch():
         assert lib.asarray([1.0], requires_grad=True).requires_grad
         y = lib.ones(2, requires_grad=True) * 2
         assert lib.asarray(y) is y and lib.asarray(y, requires_grad=False).grad_fn is None
+
+
+def test_frombuffer_shares_memory_as_pytorch():
+    import array
+    for lib in (gt, torch):
+        buffer = array.array("i", [1, 2, 3])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PyTorch warns that a bytes object is not writable
+            t = lib.frombuffer(buffer, dtype=lib.int32)
+        t[0] = -1
+        assert buffer[0] == -1 and t.dtype == lib.int32
 
 
 def test_poisson_keeps_its_law():
@@ -309,6 +328,9 @@ ERRORS = [
     lambda l: l.is_nonzero(l.tensor([])),
     lambda l: l.poisson(l.tensor([-1.0])),
     lambda l: l.gradient(l.ones(2, 3), edge_order=2),
+    lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0]), l.ones(1), "sum"),
+    lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0, 1]), l.ones(1), "prod"),
+    lambda l: l.frombuffer(bytearray(5), dtype=l.int32),
     lambda l: l.gradient(l.ones(3, 3), spacing=[1.0, 2.0, 3.0]),
 ]
 

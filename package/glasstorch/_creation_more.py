@@ -1,5 +1,5 @@
 """Smaller torch-level functions found missing by running the examples in PyTorch's own docstrings
-(issue 14): ``asarray``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
+(issue 14): ``asarray``, ``frombuffer``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
 ``_torch_docs`` entries implemented in ``aten/src/ATen/native/TensorConversions.cpp``,
 ``TypeProperties.cpp`` and ``Distributions.cpp``.
 """
@@ -50,6 +50,24 @@ def can_cast(from_: Any, to: Any) -> bool:
     no floating -> integral, no non-bool -> bool (narrowing within a kind is allowed)."""
     source, target = dtypes.canonical(from_), dtypes.canonical(to)
     return _CATEGORY[np.dtype(source.numpy_dtype).kind] <= _CATEGORY[np.dtype(target.numpy_dtype).kind]
+
+
+def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
+    """A 1-D tensor over the bytes of an object with the buffer protocol (a ``bytearray``, an
+    ``array.array``, ...), sharing its memory: writing one changes the other."""
+    target = dtypes.canonical(dtype)
+    itemsize = np.dtype(target.numpy_dtype).itemsize
+    available = memoryview(buffer).nbytes - offset
+    if offset < 0 or offset >= memoryview(buffer).nbytes:
+        raise ValueError(f"both buffer length ({memoryview(buffer).nbytes}) and offset ({offset}) must be greater "
+                         f"than 0 (and offset smaller than the length)")
+    if count < 0 and available % itemsize:
+        raise ValueError(f"buffer length ({available} bytes) after offset ({offset} bytes) must be a multiple of "
+                         f"element size ({itemsize})")
+    from ._creation import from_numpy
+
+    result = from_numpy(np.frombuffer(buffer, dtype=target.numpy_dtype, count=count, offset=offset))
+    return result.requires_grad_() if requires_grad else result
 
 
 def is_nonzero(input: Tensor) -> bool:

@@ -44,8 +44,8 @@ from .shape_more import (bincount, block_diag, broadcast_to, bucketize, cartesia
                          searchsorted, take, tensor_split, trace, tril_indices, triu_indices, unflatten, unique_consecutive,
                          unravel_index,
                          vander, vsplit)
-from .indexing_more import (as_strided_scatter, diagonal_scatter, index_copy, index_fill, masked_scatter, put,
-                            select_scatter, slice_scatter)
+from .indexing_more import (as_strided_scatter, diagonal_scatter, index_copy, index_fill, index_reduce, masked_scatter,
+                            nonzero_static, put, select_scatter, slice_scatter)
 from .linalg_more import addbmm, addmv, addr, cdist, chain_matmul, cumulative_trapezoid, logdet, trapezoid, trapz
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 

@@ -163,7 +163,8 @@ from . import indexing_more, linalg_more  # noqa: E402
 
 _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
     (indexing_more, "index_copy index_copy_ index_fill index_fill_ masked_scatter masked_scatter_ put put_ "
-                    "fill_diagonal_ select_scatter slice_scatter diagonal_scatter as_strided_scatter"),
+                    "fill_diagonal_ select_scatter slice_scatter diagonal_scatter as_strided_scatter index_reduce "
+                    "index_reduce_ nonzero_static"),
     (linalg_more, "addmv addr addbmm logdet"),
 ) for name in names.split()})
 _TENSOR_API_METHODS.update(addmv_=_inplace_twin(linalg_more.addmv), addr_=_inplace_twin(linalg_more.addr),

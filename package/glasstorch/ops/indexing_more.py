@@ -1,6 +1,7 @@
 """Writing into places chosen by an index, found missing by running the examples in PyTorch's own
 docstrings (issue 14): index_copy, index_fill, masked_scatter, put, fill_diagonal_, select_scatter,
-slice_scatter, diagonal_scatter, as_strided_scatter (and the in-place ``_`` forms).
+slice_scatter, diagonal_scatter, as_strided_scatter, index_reduce (and the in-place ``_`` forms),
+nonzero_static.
 
 Mirrors ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` and the ``*_scatter`` ops of
 ``TensorShape.cpp``. Each one finds, with numpy, the flat positions it writes to, and then is one
@@ -154,6 +155,36 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any, stora
     return _flat_index_copy(input, chosen.copy(), src)
 
 
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are combined ('prod', 'mean',
+    'amax', 'amin') with ``source``'s slices ``i``: ``scatter_reduce`` with the index spread over
+    the slices."""
+    axis = _axis(input, dim)
+    if reduce not in ("prod", "mean", "amax", "amin"):
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if index.dim() > 1:
+        raise IndexError(f"index_reduce_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+                         f"{index.dtype.legacy_name[:-6]} and size: {list(index.shape)}")
+    if index.numel() != (source.shape[axis] if source.dim() else 1):
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source.shape[axis] if source.dim() else 1}), for dim: {dim}")
+    shape = [1] * source.dim()
+    shape[axis] = -1
+    spread = index.reshape(*shape).expand(*source.shape)
+    return input.scatter_reduce(axis, spread, source, reduce, include_self=include_self)
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero`` with a fixed number of rows: cut to ``size``, or padded with ``fill_value``."""
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer")
+    found = np.argwhere(input._data)
+    rows = np.full((size, input.dim()), fill_value, dtype=np.int64)
+    rows[:min(size, len(found))] = found[:size]
+    return _wrap(rows)
+
+
 def _in_place(function: Any) -> Any:
     """``x.index_copy_(...)`` from ``index_copy``: computed out of place, written into x."""
     return lambda self, *args, **kwargs: apply_inplace(self, function, *args, **kwargs)
@@ -163,3 +194,4 @@ index_copy_ = _in_place(index_copy)
 index_fill_ = _in_place(index_fill)
 masked_scatter_ = _in_place(masked_scatter)
 put_ = _in_place(put)
+index_reduce_ = _in_place(index_reduce)
