@@ -254,6 +254,18 @@ def test_other_results_as_pytorch(name):
     _close(got, want)
 
 
+def test_fmod_remainder_nodes_and_signed_zeros_as_pytorch():
+    """PyTorch's Nodes (FmodBackward0/1, RemainderBackward0/1) and its signs of zero, as its
+    docstring examples print them."""
+    def observe(lib):
+        x = lib.tensor([-3.0, -2.0, -1.0, 1.0, 2.0, 3.0], requires_grad=True)
+        y = lib.tensor([2.0, -1.5, 1.0, 1.0, -2.0, 2.0], requires_grad=True)
+        outs = [lib.fmod(x, 2), lib.fmod(x, y), lib.remainder(x, -1.5), lib.remainder(x, y), x.fmod(lib.tensor(2.0))]
+        return [(repr(o).replace("glasstorch.", "torch."), type(o.grad_fn).__name__) for o in outs] + [
+            repr(lib.remainder(lib.tensor([-3, 5]), 2)), repr(lib.fmod(lib.tensor([-3.0, 3.0]), -1.5))]
+    assert observe(gt) == observe(torch)
+
+
 def test_asarray_shares_memory_as_pytorch():
     for lib in (gt, torch):
         t = lib.tensor([1.0, 2.0])

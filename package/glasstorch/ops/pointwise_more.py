@@ -7,7 +7,8 @@ Mirrors ``aten/src/ATen/native/BinaryOps.cpp``, ``PointwiseOps.cpp``, ``UnaryOps
 ``TensorCompare.cpp``. Simplified: the differentiable ones are *composed* from ops that already
 have a backward Node (``hypot`` is ``sqrt(a*a + b*b)``), so their gradients are right (each is
 gradchecked) but their ``grad_fn`` is the last op of the composition (``SqrtBackward0``) where
-PyTorch records one Node of its own (``HypotBackward0``). Integer inputs and the ops whose
+PyTorch records one Node of its own (``HypotBackward0``). ``fmod`` and ``remainder`` have PyTorch's
+Nodes (``FmodBackward0/1``, ``RemainderBackward0/1``): numpy's values keep the sign of a zero result. Integer inputs and the ops whose
 derivative is zero almost everywhere (comparisons, ``heaviside``, ``gcd``) compute in numpy and
 record nothing, as PyTorch records nothing for them.
 """
@@ -22,6 +23,8 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..dtypes import promoted_values, result_type
+from ..autograd.graph import Node, SavedTensor
+from ._util import compute_requires_grad, set_history
 from .comparison import maximum, minimum
 from .indexing import where
 
@@ -87,26 +90,77 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     return floating.to(dtype).abs() * _wrap(sign_of_other.astype(dtype.numpy_dtype))
 
 
-def _floor_or_trunc(input: Tensor, other: Any, rounding: str) -> Tensor:
-    if not _is_floating(input, other):
-        x, y = promoted_values(input, other)
-        if np.any(np.asarray(y) == 0):
-            raise RuntimeError("ZeroDivisionError")
-        return _wrap(np.asarray(np.fmod(x, y) if rounding == "trunc" else np.remainder(x, y)))
-    # the quotient's rounding has a zero derivative: d/dother = -round(input / other), as PyTorch's formula
-    return input - (input / other).detach().__getattribute__(rounding)() * other
+class FmodBackward0(Node):
+    """out = fmod(self, number): d/dself = grad (the rounded quotient changes in steps)."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad,)
+
+
+class RemainderBackward0(FmodBackward0):
+    """out = remainder(self, number): d/dself = grad."""
+
+
+class FmodBackward1(Node):
+    """out = self - trunc(self / other) * other: d/dself = grad, d/dother = -grad * trunc(self / other)."""
+
+    self_: SavedTensor
+    other_: SavedTensor
+    _rounding = "trunc"
+
+    def backward(self, grad: Tensor) -> tuple:
+        grad_other = None
+        if self.needs_input_grad(1):
+            grad_other = -grad * self._saved_self.div(self._saved_other, rounding_mode=self._rounding)
+        return (grad if self.needs_input_grad(0) else None, grad_other)
+
+
+class RemainderBackward1(FmodBackward1):
+    """out = self - floor(self / other) * other: d/dother = -grad * floor(self / other)."""
+
+    _rounding = "floor"
+
+
+def _fmod_or_remainder(input: Any, other: Any, function: Any, nodes: tuple) -> Tensor:
+    x, y = promoted_values(input, other)
+    if np.asarray(x).dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
+        raise RuntimeError("ZeroDivisionError")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = _wrap(np.asarray(function(x, y)).astype(np.result_type(x, y), copy=False))
+    if not isinstance(input, Tensor):  # remainder(number, tensor): PyTorch has no derivative; the composition does
+        return _composed_remainder(input, other) if other.requires_grad else out
+    if compute_requires_grad(input, other):
+        if isinstance(other, Tensor):
+            node = nodes[1](input, other)
+            if node.needs_input_grad(1):
+                node.self_, node.other_ = SavedTensor(input), SavedTensor(other)
+        else:
+            node = nodes[0](input)
+        set_history(out, node)
+    return out
+
+
+def _remainder_values(x: Any, y: Any) -> np.ndarray:
+    """PyTorch's float remainder: fmod, moved by ``other`` when its sign differs from other's
+    (a zero result keeps the sign of ``input``, where numpy's remainder gives other's)."""
+    mod = np.fmod(x, y)
+    if mod.dtype.kind != "f":
+        return np.remainder(x, y)
+    return np.where((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)), mod + y, mod)
+
+
+def _composed_remainder(number: Any, other: Tensor) -> Tensor:
+    return number - (number / other).detach().floor() * other
 
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """input - trunc(input / other) * other: the remainder with the sign of ``input`` (C's fmod)."""
-    return _floor_or_trunc(input, other, "trunc")
+    return _fmod_or_remainder(input, other, np.fmod, (FmodBackward0, FmodBackward1))
 
 
 def remainder(input: Any, other: Any) -> Tensor:
     """input - floor(input / other) * other: the remainder with the sign of ``other`` (Python's %)."""
-    if not isinstance(input, Tensor):
-        input = _tensor(input, other)
-    return _floor_or_trunc(input, other, "floor")
+    return _fmod_or_remainder(input, other, _remainder_values, (RemainderBackward0, RemainderBackward1))
 
 
 def floor_divide(input: Tensor, other: Any) -> Tensor:
