@@ -266,6 +266,19 @@ def test_fmod_remainder_nodes_and_signed_zeros_as_pytorch():
     assert observe(gt) == observe(torch)
 
 
+@pytest.mark.parametrize("values, dtype", [
+    ([1.0, 0.125, 81.0, 9.7656e-04], "float64"),  # torch.float_power's docstring example: one line in PyTorch
+    ([1.0, 0.125, 81.0, 9.7656e-04, 5.0], "float64"),
+    ([100.5, 2.25, 3.125, 4.0, 5.5, 6.75, 7.0], "float64"),
+    ([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17], "int32"),
+    ([1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5], "float16"),
+])
+def test_suffix_wraps_where_pytorchs_does(values, dtype):
+    """The dtype suffix goes on a new line where PyTorch's does, although "glasstorch." is longer."""
+    got = repr(gt.tensor(values, dtype=getattr(gt, dtype))).replace("glasstorch.", "torch.")
+    assert got == repr(torch.tensor(values, dtype=getattr(torch, dtype)))
+
+
 def test_asarray_shares_memory_as_pytorch():
     for lib in (gt, torch):
         t = lib.tensor([1.0, 2.0])

@@ -265,7 +265,9 @@ def _add_suffixes(tensor_str: str, suffixes: list[str], indent: int, force_newli
     # suffix moves to a new line a little before the line is really full.
     last_line_len = len(tensor_str) - tensor_str.rfind("\n") + 1
     for suffix in suffixes:
-        suffix_len = len(suffix)
+        # measured as PyTorch's "torch.float64": the line breaks where PyTorch's does, although
+        # "glasstorch." is longer (the doctest examples' layouts stay PyTorch's)
+        suffix_len = len(suffix.replace("glasstorch.", "torch."))
         if force_newline or last_line_len + suffix_len + 2 > PRINT_OPTS.linewidth:
             tensor_strs.append(",\n" + " " * indent + suffix)
             last_line_len = indent + suffix_len
