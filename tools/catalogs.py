@@ -2,6 +2,8 @@
 
     python tools/catalogs.py update    # after changing English prose or a check's message: the book's
                                        # catalogs and the course's (glasstorch/course/locales)
+    python tools/catalogs.py update glossary index   # only those pages' catalogs
+    python tools/catalogs.py tidy      # repair the markdown pitfalls of translations (bold, "1\\.")
     python tools/catalogs.py check     # what is untranslated, fuzzy or out of date (exit 1 if any)
     make catalogs                      # the same as update
 
@@ -13,6 +15,7 @@ those whose English changed a little.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,12 +52,25 @@ def templates(pot_dir: Path) -> dict[str, Path]:
     return {str(p.relative_to(pot_dir).with_suffix("")): p for p in sorted(pot_dir.rglob("*.pot"))}
 
 
-def update() -> None:
+def update(pages: list[str] | None = None) -> None:
+    """Merge the pages' new English into their catalogs (``pages``: only those, e.g. "glossary" or
+    "_exercises/05_backward_engine", leaving the others' files untouched)."""
     with tempfile.TemporaryDirectory() as tmp:
-        extract(Path(tmp))
-        subprocess.run([sys.executable, "-m", "sphinx_intl", "update", "-p", tmp, "-l", LANGUAGE,
+        extract(Path(tmp) / "all")
+        found = templates(Path(tmp) / "all")
+        unknown = sorted(set(pages or ()) - set(found))
+        if unknown:
+            raise SystemExit(f"no such page: {', '.join(unknown)} (pages: {', '.join(found)})")
+        chosen = Path(tmp) / "chosen"
+        for page, pot in found.items():
+            if pages is None or page in pages:
+                (chosen / page).parent.mkdir(parents=True, exist_ok=True)
+                (chosen / f"{page}.pot").write_bytes(pot.read_bytes())
+        subprocess.run([sys.executable, "-m", "sphinx_intl", "update", "-p", str(chosen), "-l", LANGUAGE,
                         "-d", str(LOCALES), "-w", "100"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        wanted = set(templates(Path(tmp)))
+        wanted = set(found)
+    if pages is not None:
+        return
     for po in CATALOGS.rglob("*.po"):  # a page that is gone takes its catalog with it
         if str(po.relative_to(CATALOGS).with_suffix("")) not in wanted:
             po.unlink()
@@ -103,6 +119,40 @@ def update_course() -> None:
         write_po(file, catalog, width=100, omit_header=False, ignore_obsolete=True, include_lineno=False)
 
 
+# Markdown that reads well in English but breaks in a Chinese translation, and its repair:
+# - "**时间：**阅读": CommonMark does not close emphasis after a full-width punctuation mark that is
+#   followed by a letter; the mark goes outside: "**时间**：阅读";
+# - a heading "1. The example" translated "1. 例子" would be read as a list: "1\. 例子".
+_BOLD_BEFORE_PUNCTUATION = re.compile(r"\*\*([^*\n]+?)([：；，。！？、])\*\*(?=[^\s*])")
+_NUMBERED_HEADING = re.compile(r"^(\d+)\. ")
+
+
+def tidy(msgid: str, msgstr: str) -> str:
+    """``msgstr`` with the markdown pitfalls of a translation repaired (see above)."""
+    msgstr = _BOLD_BEFORE_PUNCTUATION.sub(r"**\1**\2", msgstr)
+    if _NUMBERED_HEADING.match(msgid) and _NUMBERED_HEADING.match(msgstr):
+        msgstr = _NUMBERED_HEADING.sub(r"\1\\. ", msgstr, count=1)
+    return msgstr
+
+
+def tidy_catalogs() -> int:
+    """Repair every catalog's translations in place; the number of messages changed."""
+    changed = 0
+    for po in sorted(CATALOGS.rglob("*.po")):
+        with po.open("rb") as file:
+            catalog = read_po(file)
+        touched = False
+        for message in catalog:
+            if message.id and message.string and tidy(message.id, message.string) != message.string:
+                message.string = tidy(message.id, message.string)
+                touched = True
+                changed += 1
+        if touched:
+            with po.open("wb") as file:
+                write_po(file, catalog, width=100, include_lineno=False)
+    return changed
+
+
 def problems(pot_dir: Path) -> list[str]:
     """Pages whose catalog is missing or out of date, and messages untranslated or fuzzy."""
     found = []
@@ -122,6 +172,8 @@ def problems(pot_dir: Path) -> list[str]:
                 found.append(f"{page}: fuzzy: {msgid[:80]!r}")
             elif not msgstr:
                 found.append(f"{page}: untranslated: {msgid[:80]!r}")
+            elif tidy(msgid, msgstr) != msgstr:
+                found.append(f"{page}: markdown that breaks (run tools/catalogs.py tidy): {msgstr[:80]!r}")
     return found
 
 
@@ -138,8 +190,13 @@ def course_problems() -> list[str]:
 def main(argv: list[str]) -> int:
     command = argv[0] if argv else "check"
     if command == "update":
-        update()
-        update_course()
+        pages = argv[1:] or None
+        update(pages)
+        if pages is None:
+            update_course()
+        return 0
+    if command == "tidy":
+        print(f"{tidy_catalogs()} translations repaired")
         return 0
     if command == "check":
         with tempfile.TemporaryDirectory() as tmp:
