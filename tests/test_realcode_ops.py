@@ -389,3 +389,12 @@ def test_div_with_rounding_mode_records_divbackward2_as_pytorch(mode):
         return (type(node).__name__, saved, out.tolist(), x.grad.tolist(), y.grad.tolist(),
                 type(scalar.grad_fn).__name__, type((x / 2).grad_fn).__name__, type(lib.div(x, 2).grad_fn).__name__)
     assert run(gt) == run(torch)
+
+
+def test_sgn_as_pytorch():
+    def run(lib):
+        x = lib.tensor([[3.0, -1.5, 0.0], [-0.0, 2.0, -7.0]], requires_grad=True)
+        out = lib.sgn(x)
+        (out * 2).sum().backward()
+        return out.tolist(), x.sgn().tolist(), type(out.grad_fn).__name__, x.grad.tolist(), lib.sgn(lib.tensor([2, -3])).tolist()
+    assert run(gt) == run(torch)

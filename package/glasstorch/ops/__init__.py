@@ -12,7 +12,7 @@ from .comparison import (allclose, bitwise_and, bitwise_not, bitwise_or, bitwise
 from .conversion import clone
 from .indexing import masked_fill, where
 from .linalg import addmm, dot, matmul, mm, mv
-from .pointwise import abs, clamp, cos, exp, log, relu, sigmoid, sign, sin, sqrt, tanh
+from .pointwise import abs, clamp, cos, exp, log, relu, sgn, sigmoid, sign, sin, sqrt, tanh
 from .reduction import (all, amax, amin, any, argmax, argmin, log_softmax, max, mean, min, softmax, sum,
                         sum_to_size, var)
 from .shape import cat, concat, concatenate, expand, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze, view

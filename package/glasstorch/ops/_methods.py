@@ -110,6 +110,7 @@ _TENSOR_API_METHODS = {
     "cumprod": reduction.cumprod, "prod": reduction.prod,
     # sorting
     "sort": sorting.sort, "argsort": sorting.argsort, "msort": sorting.msort, "topk": sorting.topk,
+    "sgn": pointwise.sgn,
     "unique": sorting.unique,
     # indexing, gather and scatter
     "nonzero": indexing.nonzero, "argwhere": indexing.argwhere, "masked_select": indexing.masked_select,

@@ -553,10 +553,20 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
     return _step(input, rounded, RoundBackward1, "round_cpu")  # (no integer kernel with decimals)
 
 
-def _signed(input: Tensor) -> Tensor:
+def _signed(input: Tensor, node_class: type = SignBackward0) -> Tensor:
     """sign: -1, 0 or 1; bool stays bool."""
     data = input._data
-    return _unary(input, data.copy() if data.dtype == np.bool_ else np.sign(data), SignBackward0)
+    return _unary(input, data.copy() if data.dtype == np.bool_ else np.sign(data), node_class)
+
+
+class SgnBackward0(_StepBackward):
+    pass
+
+
+def sgn(input: Tensor) -> Tensor:
+    """``sign`` extended to complex numbers (x / |x|) in PyTorch; for the real tensors glasstorch
+    has, the same as ``sign``, recorded as PyTorch records it (SgnBackward0)."""
+    return _signed(input, SgnBackward0)
 
 
 class FracBackward0(Node):
