@@ -193,3 +193,26 @@ def test_margin_loss_modules_and_errors_as_pytorch():
     for call in calls:
         got, want = (outcomes([lambda lib=lib: call(lib)])[0] for lib in (gt, torch))
         assert want != "no error" and got[0] == want[0] and got[1][:18] == want[1][:18], (got, want)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"label_smoothing": 0.2}, {"weight": [0.5, 1.0, 2.0, 1.5, 1.0]}],
+                         ids=["plain", "label_smoothing", "weight"])
+def test_cross_entropy_probabilities_graph_as_pytorch(kwargs):
+    """Class-probability targets, as in CrossEntropyLoss's docstring example: PyTorch divides by the
+    batch size in C++ (DivBackward1, saving the number) after the negation (NegBackward0)."""
+    observed = []
+    for lib in (gt, torch):
+        x = lib.tensor(LOGITS, requires_grad=True)
+        target = lib.tensor(LOGITS[::-1].copy()).softmax(1)
+        options = {k: lib.tensor(v, dtype=x.dtype) if isinstance(v, list) else v for k, v in kwargs.items()}
+        loss = lib.nn.functional.cross_entropy(x, target, **options)
+        loss.backward()
+        node = loss.grad_fn
+        observed.append((type(node).__name__, node._saved_other, type(node.next_functions[0][0]).__name__,
+                         loss.item(), x.grad.numpy()))
+    (name, other, below, value, grad), want = observed
+    assert (name, other, below) == want[:3] == ("DivBackward1", 4, "NegBackward0")
+    np.testing.assert_allclose(value, want[3], rtol=1e-12)
+    np.testing.assert_allclose(grad, want[4], rtol=1e-10, atol=1e-12)
+    target = gt.tensor(LOGITS[::-1].copy()).softmax(1)
+    assert gradcheck(lambda t: gt.nn.functional.cross_entropy(t, target), (gt.tensor(LOGITS, requires_grad=True),))

@@ -307,7 +307,8 @@ def _same_graph(got, want):
     (got_name, got_children), (want_name, want_children) = got, want
     if want_name in _SCALAR_NODES:  # glasstorch's Node has an edge (None) for the number too
         got_children = tuple(child for child in got_children if child is not None)
-    return (_SCALAR_NODES.get(want_name, want_name) == got_name and len(got_children) == len(want_children)
+    # PyTorch's own name (glasstorch records DivBackward1 where it follows PyTorch's C++), or its Python twin
+    return (got_name in (want_name, _SCALAR_NODES.get(want_name, want_name)) and len(got_children) == len(want_children)
             and all(_same_graph(a, b) for a, b in zip(got_children, want_children)))
 
 

@@ -18,6 +18,7 @@ here a double backward goes through the ordinary ops the backward is made of.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -277,6 +278,27 @@ def _cross_entropy_label_smoothing(input: Tensor, target: Tensor, weight: Tensor
     return (1 - label_smoothing) * nll + smooth * (label_smoothing / classes)
 
 
+class DivBackward1(Node):
+    """out = self / other for a number ``other`` (ATen's ``div.Scalar``, which C++ code such as
+    cross_entropy calls; Python's ``x / 2`` wraps the 2 in a tensor and records DivBackward0):
+    d/dself = grad / other."""
+
+    other: Any
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad / self.other,)
+
+
+def _div_scalar(input: Tensor, other: Any) -> Tensor:
+    """``input / other`` recorded as PyTorch's C++ code records it (DivBackward1, saving the number)."""
+    out = _wrap(np.true_divide(input._data, other).astype(input._data.dtype, copy=False))
+    if compute_requires_grad(input):
+        node = DivBackward1(input)
+        node.other = other
+        set_history(out, node)
+    return out
+
+
 def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
                                  label_smoothing: float, class_dim: int) -> Tensor:
     """-sum over classes of target * log_softmax(input) (* class weight); 'mean' divides by the
@@ -297,7 +319,7 @@ def _cross_entropy_probabilities(input: Tensor, target: Tensor, weight: Tensor |
         return -total
     if input.numel() == 0:  # the mean over no samples: nan, as PyTorch fills it
         return -total.fill_(float("nan"))
-    return -total / (input.numel() // classes)
+    return _div_scalar(-total, input.numel() // classes)
 
 
 # --- l1_loss ----------------------------------------------------------------------------------
