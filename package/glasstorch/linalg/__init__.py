@@ -2,8 +2,10 @@
 
 The functions live with the other matrix ops in ``ops/linalg.py``; this module gives them PyTorch's
 public names (``torch.linalg.det`` is ``torch.det``;
-``torch.linalg.svd`` returns (U, S, Vh), the older ``torch.svd`` (U, S, V)).
+``torch.linalg.svd`` returns (U, S, Vh), the older ``torch.svd`` (U, S, V)); inv, solve, cholesky
+and solve_triangular live in ``ops/linalg_solve.py``.
 """
 from ..ops.linalg import det, linalg_svd as svd, svdvals
+from ..ops.linalg_solve import LinAlgError, cholesky, inv, solve, solve_triangular
 
-__all__ = ["det", "svd", "svdvals"]
+__all__ = ["LinAlgError", "cholesky", "det", "inv", "solve", "solve_triangular", "svd", "svdvals"]

@@ -47,6 +47,7 @@ from .shape_more import (bincount, block_diag, broadcast_to, bucketize, cartesia
 from .indexing_more import (as_strided_scatter, diagonal_scatter, index_copy, index_fill, index_reduce, masked_scatter,
                             nonzero_static, put, select_scatter, slice_scatter)
 from .linalg_more import addbmm, addmv, addr, cdist, chain_matmul, cumulative_trapezoid, logdet, trapezoid, trapz
+from .linalg_solve import cholesky_deprecated as cholesky, inverse, triangular_solve
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp
