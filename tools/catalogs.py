@@ -135,16 +135,43 @@ def tidy(msgid: str, msgstr: str) -> str:
     return msgstr
 
 
+_TITLED_LINK = re.compile(r"\[(\d\d) · [^\]]+\]\(((?:[^)]*/)?(\d\d_[a-z0-9_]+)\.(?:ipynb|md|html))\)")
+
+
+def chinese_titles() -> dict[str, str]:
+    """{"04_computational_graph": "04 · 计算图", ...}: each chapter's title as its own catalog
+    translates it, so that every link to a chapter, on any page, calls it the same."""
+    titles = {}
+    for po in sorted(CATALOGS.glob("[0-9][0-9]_*.po")):
+        with po.open("rb") as file:
+            for message in read_po(file):
+                if message.string and re.fullmatch(r"\d\d · .+", message.id) and message.id[:2] == po.name[:2]:
+                    titles.setdefault(po.stem, message.string)
+    return titles
+
+
+def same_titles(msgstr: str, titles: dict[str, str]) -> str:
+    """``msgstr`` with each "[NN · ...](NN_slug.ipynb)" link text the chapter's own title."""
+    def title(match: re.Match) -> str:
+        chinese = titles.get(match.group(3))
+        return f"[{chinese}]({match.group(2)})" if chinese and match.group(1) == match.group(3)[:2] else match.group(0)
+    return _TITLED_LINK.sub(title, msgstr)
+
+
 def tidy_catalogs() -> int:
     """Repair every catalog's translations in place; the number of messages changed."""
     changed = 0
+    titles = chinese_titles()
     for po in sorted(CATALOGS.rglob("*.po")):
         with po.open("rb") as file:
             catalog = read_po(file)
         touched = False
         for message in catalog:
-            if message.id and message.string and tidy(message.id, message.string) != message.string:
-                message.string = tidy(message.id, message.string)
+            if not (message.id and message.string):
+                continue
+            repaired = same_titles(tidy(message.id, message.string), titles)
+            if repaired != message.string:
+                message.string = repaired
                 touched = True
                 changed += 1
         if touched:
