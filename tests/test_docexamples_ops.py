@@ -107,6 +107,8 @@ POINTWISE = {
     "gradient": lambda l, a, b: (list(l.gradient(a)) + list(l.gradient(a, spacing=[0.5, 2.0], edge_order=2))
                                  + list(l.gradient(a, spacing=(l.tensor([0.0, 1.5, 2.0], dtype=a.dtype),), dim=0))
                                  + list(l.gradient(a, spacing=(b[0].abs().cumsum(0),), dim=1, edge_order=2))),
+    "lgamma_digamma": lambda l, a, b: [l.lgamma(a), a.digamma(), l.lgamma(a * 7 - 2.5), a.abs().lgamma(),
+                                       l.tensor([1.0, 2.0, 0.5], dtype=a.dtype).lgamma()],
     "renorm": lambda l, a, b: [l.renorm(a, 2, 0, 3.0), a.renorm(1, 1, 4.5), l.renorm(a, 3, -1, 100.0)],
     # writing into indexed places (ops/indexing_more.py)
     "index_copy": lambda l, a, b: l.index_copy(a, 1, l.tensor([3, 0]), b[:, :2]),
@@ -233,6 +235,7 @@ NOT_DIFFERENTIABLE = {
     "unique_consecutive": lambda l: [list(l.unique_consecutive(l.tensor([1, 1, 2, 2, 3, 1, 1, 2]), return_inverse=True, return_counts=True)),
                                      l.unique_consecutive(l.tensor([[2, 2], [2, 2], [1, 3], [2, 2]]), dim=0),
                                      list(l.tensor([[1, 1, 2], [1, 1, 2]]).unique_consecutive(return_counts=True, dim=1))],
+    "trigamma": lambda l: [l.polygamma(1, l.tensor(B + 0.31)), l.tensor(A + 0.2).polygamma(1), l.polygamma(0, l.tensor(A + 0.2))],
     "nextafter": lambda l: [l.nextafter(l.tensor([1.0, 2.0]), l.tensor([2.0, 1.0])) - l.tensor([1.0, 2.0]),
                             l.tensor([1.0], dtype=l.float64).nextafter(l.tensor([0.0], dtype=l.float64))],
     "asarray": lambda l: [l.asarray([1, 2.5]), l.asarray(np.arange(3)), l.asarray(l.tensor([1, 2]), dtype=l.float32),
@@ -277,6 +280,18 @@ def test_suffix_wraps_where_pytorchs_does(values, dtype):
     """The dtype suffix goes on a new line where PyTorch's does, although "glasstorch." is longer."""
     got = repr(gt.tensor(values, dtype=getattr(gt, dtype))).replace("glasstorch.", "torch.")
     assert got == repr(torch.tensor(values, dtype=getattr(torch, dtype)))
+
+
+def test_gamma_functions_at_the_poles_and_integers_as_pytorch():
+    x = [0.0, -1.0, -2.0, 1.0, 2.0, 3.0, 0.5, 1e-8, 171.5, -0.5, 1e5]
+    for function in ("lgamma", "digamma"):
+        for dtype in ("float32", "float64"):
+            got = getattr(gt, function)(gt.tensor(x, dtype=getattr(gt, dtype))).numpy()
+            want = getattr(torch, function)(torch.tensor(x, dtype=getattr(torch, dtype))).numpy()
+            np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == "float32" else 1e-12, equal_nan=True)  # PyTorch computes float32 in float32
+    assert str(gt.lgamma(gt.tensor([1, 2])).dtype) == "glasstorch.float32" and gt.lgamma(gt.ones(2)).grad_fn is None
+    x = gt.tensor([0.3, 2.5], requires_grad=True)
+    assert type(gt.lgamma(x).grad_fn).__name__ == type(torch.lgamma(torch.tensor([0.3], requires_grad=True)).grad_fn).__name__
 
 
 def test_asarray_shares_memory_as_pytorch():
@@ -353,6 +368,7 @@ ERRORS = [
     lambda l: l.is_nonzero(l.tensor([])),
     lambda l: l.poisson(l.tensor([-1.0])),
     lambda l: l.gradient(l.ones(2, 3), edge_order=2),
+    lambda l: l.polygamma(-1, l.ones(2)),
     lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0]), l.ones(1), "sum"),
     lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0, 1]), l.ones(1), "prod"),
     lambda l: l.frombuffer(bytearray(5), dtype=l.int32),

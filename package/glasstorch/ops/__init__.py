@@ -48,6 +48,7 @@ from .indexing_more import (as_strided_scatter, diagonal_scatter, index_copy, in
                             nonzero_static, put, select_scatter, slice_scatter)
 from .linalg_more import addbmm, addmv, addr, cdist, chain_matmul, cumulative_trapezoid, logdet, trapezoid, trapz
 from .linalg_solve import cholesky_deprecated as cholesky, inverse, triangular_solve
+from .gamma_functions import digamma, lgamma, polygamma
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp

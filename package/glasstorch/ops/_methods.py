@@ -160,7 +160,7 @@ _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
     (shape_more, "tensor_split hsplit vsplit dsplit broadcast_to ravel unflatten rot90 diag diag_embed diagflat trace "
                  "inner kron take bincount unique_consecutive renorm"),
 ) for name in names.split()})
-from . import indexing_more, linalg_more, linalg_solve  # noqa: E402
+from . import gamma_functions, indexing_more, linalg_more, linalg_solve  # noqa: E402
 
 _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
     (indexing_more, "index_copy index_copy_ index_fill index_fill_ masked_scatter masked_scatter_ put put_ "
@@ -168,8 +168,11 @@ _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
                     "index_reduce_ nonzero_static"),
     (linalg_more, "addmv addr addbmm logdet"),
     (linalg_solve, "inverse triangular_solve"),
+    (gamma_functions, "lgamma digamma"),
 ) for name in names.split()})
-_TENSOR_API_METHODS.update(cholesky=linalg_solve.cholesky_deprecated)
+_TENSOR_API_METHODS.update(cholesky=linalg_solve.cholesky_deprecated,
+                           polygamma=lambda self, n: gamma_functions.polygamma(n, self),
+                           lgamma_=_inplace_twin(gamma_functions.lgamma), digamma_=_inplace_twin(gamma_functions.digamma))
 _TENSOR_API_METHODS.update(addmv_=_inplace_twin(linalg_more.addmv), addr_=_inplace_twin(linalg_more.addr),
                            addbmm_=_inplace_twin(linalg_more.addbmm))
 for _name in ("addcmul", "addcdiv", "lerp", "hypot", "copysign", "fmod", "remainder", "floor_divide", "float_power",
