@@ -304,7 +304,9 @@ def test_asarray_shares_memory_as_pytorch():
         assert shared[0].item() == 5.0 and lib.asarray(array, copy=True)[0].item() == 5.0
         assert lib.asarray([1.0], requires_grad=True).requires_grad
         y = lib.ones(2, requires_grad=True) * 2
-        assert lib.asarray(y) is y and lib.asarray(y, requires_grad=False).grad_fn is None
+        with pytest.warns(UserWarning, match="unspecified requires_grad now defaults to obj.requires_grad"):
+            assert lib.asarray(y) is y
+        assert lib.asarray(y, requires_grad=False).grad_fn is None
 
 
 def test_frombuffer_shares_memory_as_pytorch():

@@ -22,6 +22,12 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
     from ._creation import from_numpy, tensor
 
     wanted = None if dtype is None else dtypes.canonical(dtype)
+    if isinstance(obj, Tensor) and requires_grad is None and obj.requires_grad:
+        import warnings
+
+        warnings.warn("torch.asarray: unspecified requires_grad now defaults to obj.requires_grad instead of False. "
+                      "Pass requires_grad=False explicitly to get the old behavior and silence this warning.",
+                      UserWarning, stacklevel=2)
     if isinstance(obj, Tensor):
         result = obj if wanted is None or wanted is obj.dtype else obj.to(wanted)
         if copy and result is obj:
