@@ -121,9 +121,9 @@ def update_course() -> None:
 
 # Markdown that reads well in English but breaks in a Chinese translation, and its repair:
 # - "**时间：**阅读": CommonMark does not close emphasis after a full-width punctuation mark that is
-#   followed by a letter; the mark goes outside: "**时间**：阅读";
+#   followed by a letter (a mark, a space or "[" after it is fine); the mark goes outside: "**时间**：阅读";
 # - a heading "1. The example" translated "1. 例子" would be read as a list: "1\. 例子".
-_BOLD_BEFORE_PUNCTUATION = re.compile(r"\*\*([^*\n]+?)([：；，。！？、])\*\*(?=[^\s*])")
+_BOLD_BEFORE_PUNCTUATION = re.compile(r"\*\*([^*\n]+?)([：；，。！？、])\*\*(?=\w)")  # a letter after: \w
 _NUMBERED_HEADING = re.compile(r"^(\d+)\. ")
 
 
