@@ -81,6 +81,8 @@ def rewrite_text(text: str, moves: dict[str, str], slugs: dict[str, str], *, quo
         (rf"(?<![\w.])({olds})(?= ·| \\u00b7)", lambda m: renumbered(m.group(1))),
         # a link whose text is the bare number: [03](03_backward_engine.ipynb)
         (rf"\[({olds})\](?=\((?:[^)]*/)?{MARK}?\d\d{MARK}?_)", lambda m: f"[{renumbered(m.group(1))}]"),
+        # a glob for a chapter's files: "book/03_*.ipynb"
+        (rf"(?<![A-Za-z0-9.])({olds})(?=_\*)", lambda m: renumbered(m.group(1))),
         # list items that start with a chapter number: "- 03 Backward: the engine"
         (rf"(?m)^(\s*\"?[-*] )({olds})(?= )", lambda m: m.group(1) + renumbered(m.group(2))),
         # a notebook's metadata: "glasstorch": {"chapter": "03"}

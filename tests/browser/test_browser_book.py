@@ -21,8 +21,8 @@ from browser_env import ROOT, TIMEOUT_MS, artifact_path
 pytestmark = pytest.mark.browser
 
 SEARCH_TERM = "GaussianModel"  # a class only chapter 09 defines
-SEARCH_CHAPTER = next(ROOT.glob("book/06_*.ipynb"))
-GRAPH_CHAPTER = next(ROOT.glob("book/02_*.ipynb"))
+SEARCH_CHAPTER = next(ROOT.glob("book/09_*.ipynb"))
+GRAPH_CHAPTER = next(ROOT.glob("book/04_*.ipynb"))
 # A Graphviz picture in a cell's output: an <img> of an SVG file, or an SVG inlined in the page.
 GRAPH_PICTURE = ".cell_output img[src$='.svg'], .cell_output svg"
 SLOW_REQUEST_S = 10  # a request of a local file still running after this long will not end
@@ -193,7 +193,7 @@ def test_math_is_typeset(visits):
     assert_none(visits, "math_errors", "math MathJax could not parse")
 
 
-def test_search_finds_a_term_of_chapter_06(book_site, book_context):
+def test_search_finds_a_term_of_chapter_09(book_site, book_context):
     from playwright.sync_api import expect
 
     assert SEARCH_TERM in SEARCH_CHAPTER.read_text(encoding="utf-8"), (
@@ -220,14 +220,43 @@ def assert_is_a_picture(png: Path, min_width: int = 100, min_height: int = 50) -
     assert extremes[1] - extremes[0] > 64, f"{png} is nearly one flat colour {extremes}: nothing drawn?"
 
 
-def test_screenshot_of_chapter_02_dag(book_site, book_context):
+def test_screenshot_of_chapter_04_dag(book_site, book_context):
     page = book_context.new_page()
     try:
         page.goto(book_site.url(f"{GRAPH_CHAPTER.stem}.html"), wait_until="load")
         picture = page.locator(GRAPH_PICTURE).first
         picture.scroll_into_view_if_needed()
-        shot = artifact_path("book_02_dag.png")
+        shot = artifact_path("book_04_dag.png")
         picture.screenshot(path=str(shot))
     finally:
         page.close()
     assert_is_a_picture(shot)
+
+
+def test_chinese_search_finds_the_glossary(book_site, book_context):
+    """The Chinese edition's search is segmented by jieba: 叶子节点 (leaf tensor) finds the glossary."""
+    from playwright.sync_api import expect
+
+    if not (book_site.directory / "zh_CN" / "search.html").exists():
+        pytest.fail("the Chinese edition was not built (make book builds it into _build/html/zh_CN)")
+    page = book_context.new_page()
+    try:
+        page.goto(book_site.url("zh_CN/search.html?q=叶子节点"))
+        expect(page.locator("#search-results a[href^='glossary.html']").first).to_be_visible(timeout=TIMEOUT_MS)
+    finally:
+        page.close()
+
+
+def test_the_language_links_lead_to_the_same_page_and_back(book_site, book_context):
+    page = book_context.new_page()
+    try:
+        page.goto(book_site.url(f"{GRAPH_CHAPTER.stem}.html"), wait_until="load")
+        page.locator("p.glasstorch-edition a").click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(f"/zh_CN/{GRAPH_CHAPTER.stem}.html"), page.url
+        assert page.locator("html").get_attribute("lang") in ("zh-CN", "zh_CN")
+        page.locator("p.glasstorch-edition a").click()
+        page.wait_for_load_state("load")
+        assert page.url.endswith(f"/{GRAPH_CHAPTER.stem}.html") and "/zh_CN/" not in page.url, page.url
+    finally:
+        page.close()

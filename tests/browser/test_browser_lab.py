@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.browser
 
-CHAPTER = next(ROOT.glob("book/02_*.ipynb"))
-EXERCISES = next(ROOT.glob("exercises/03_*.ipynb"))
+CHAPTER = next(ROOT.glob("book/04_*.ipynb"))
+EXERCISES = next(ROOT.glob("exercises/05_*.ipynb"))
 SOLUTIONS = ROOT / "solutions" / EXERCISES.name
 CHECK_CALL = re.compile(r"""^\s*check\(\s*["']([^"']+)["']""")
 # JupyterLab 4 shows an SVG output as an <img> of a data: URL (older versions inlined the <svg>).
