@@ -23,6 +23,7 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
+from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parent.parent
 BOOK = ROOT / "book"
@@ -121,15 +122,27 @@ def update_course() -> None:
 
 # Markdown that reads well in English but breaks in a Chinese translation, and its repair:
 # - "**时间：**阅读": CommonMark does not close emphasis after a full-width punctuation mark that is
-#   followed by a letter (a mark, a space or "[" after it is fine); the mark goes outside: "**时间**：阅读";
-# - a heading "1. The example" translated "1. 例子" would be read as a list: "1\. 例子".
-_BOLD_BEFORE_PUNCTUATION = re.compile(r"\*\*([^*\n]+?)([：；，。！？、])\*\*(?=\w)")  # a letter after: \w
+#   followed by a letter, so the asterisks show; the mark goes outside: "**时间**：阅读". Whether a
+#   translation shows asterisks is asked of markdown-it itself (the parser MyST uses), and a repair is
+#   kept only if it makes them go;
+# - a heading "1. The example" translated "1. 例子" would be read as a list: "1\\. 例子".
+_MARKDOWN = MarkdownIt("commonmark")
+_CLOSING_AFTER_MARK = re.compile(r"([：；，。！？、])\*\*(?=\w)")
 _NUMBERED_HEADING = re.compile(r"^(\d+)\. ")
+
+
+def shows_asterisks(text: str) -> bool:
+    """True when ``text``, rendered as markdown, shows "**" outside code."""
+    html = re.sub(r"<code>.*?</code>", "", _MARKDOWN.render(text), flags=re.S)
+    return "**" in html
 
 
 def tidy(msgid: str, msgstr: str) -> str:
     """``msgstr`` with the markdown pitfalls of a translation repaired (see above)."""
-    msgstr = _BOLD_BEFORE_PUNCTUATION.sub(r"**\1**\2", msgstr)
+    if shows_asterisks(msgstr) and not shows_asterisks(msgid):
+        repaired = _CLOSING_AFTER_MARK.sub(r"**\1", msgstr)
+        if not shows_asterisks(repaired):
+            msgstr = repaired
     if _NUMBERED_HEADING.match(msgid) and _NUMBERED_HEADING.match(msgstr):
         msgstr = _NUMBERED_HEADING.sub(r"\1\\. ", msgstr, count=1)
     return msgstr
@@ -199,7 +212,7 @@ def problems(pot_dir: Path) -> list[str]:
                 found.append(f"{page}: fuzzy: {msgid[:80]!r}")
             elif not msgstr:
                 found.append(f"{page}: untranslated: {msgid[:80]!r}")
-            elif tidy(msgid, msgstr) != msgstr:
+            elif tidy(msgid, msgstr) != msgstr or (shows_asterisks(msgstr) and not shows_asterisks(msgid)):
                 found.append(f"{page}: markdown that breaks (run tools/catalogs.py tidy): {msgstr[:80]!r}")
     return found
 
