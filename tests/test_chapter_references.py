@@ -25,7 +25,7 @@ TITLED_LINK = re.compile(r"\[(\d\d) · ([^\]]+)\]\((?:[^)]*/)?(\d\d_[a-z0-9_]+)\
 EXERCISE_ID = re.compile(r"[\"'](\d\d)\.([A-Za-z_]\w*)[\"']")
 BARE_LINK = re.compile(r"\[(\d\d)\]\((?:[^)]*/)?(\d\d_[a-z0-9_]+)\.ipynb\)")  # [05](05_backward_engine.ipynb)
 SECTIONS = re.compile(r"\]\((?:[^)]*/)?(\d\d_[a-z0-9_]+)\.ipynb\)((?:,? ?§\d+(?:[–-]\d+)?)+)")
-PROSE = re.compile(r"\b[Cc]hapters?\s+(\d\d(?:(?:,\s+and\s+|,\s*|\s+and\s+|\s+or\s+|\s*[–-]\s*)\d\d)*)\b")
+PROSE = re.compile(r"\b[Cc]hapters?\s+(\d\d(?:(?:,\s+and\s+|,\s*|\s+and\s+|\s+or\s+|\s+to\s+|\s*[–-]\s*)\d\d)*)\b")
 # Names made up on purpose (whatever their number): samples in tests, the recipe in CONTRIBUTING.md
 MADE_UP_EXERCISES = {"nope", "square", "rmsprop_step"}
 MADE_UP_CHAPTERS = {"x", "no_such_chapter", "missing"}

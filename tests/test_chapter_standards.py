@@ -66,7 +66,7 @@ def predict_problems(cells: list[dict]) -> list[str]:
 
 
 def calls_only_checks(code: str) -> bool:
-    """True for a cell of nothing but calls like ``check_leaves_of()`` or ``check("04.x", f)``."""
+    """True for a cell of nothing but calls like ``check_leaves_of()`` or ``check("04.walk_graph", f)``."""
     try:
         body = ast.parse(code).body
     except SyntaxError:

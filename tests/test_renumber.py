@@ -27,6 +27,7 @@ def rewrite(text, moves, **kw):
     ("as chapter 02 showed", "as chapter 03 showed"),
     ("Chapters 01, 02 and 03 build it", "Chapters 01, 03 and 02 build it"),
     ("chapters 02–03", "chapters 03–02"),
+    ("chapters 01 to 03 form a part", "chapters 01 to 02 form a part"),
     ('"glasstorch": {"chapter": "02"}', '"glasstorch": {"chapter": "03"}'),  # a notebook's metadata
     ("# Exercises 02 · The graph", "# Exercises 03 · The graph"),  # prose and a title at once: moved once
     ("see chapter 02 · The graph", "see chapter 03 · The graph"),

@@ -32,7 +32,7 @@ NOT_REWRITTEN = {Path("tools/renumber.py"), Path("tests/test_renumber.py")}  # t
 # Words after which a two-digit number (or a list of them: "03, 05 and 07", "06–10") is a chapter.
 CHAPTER_WORDS = r"(?:[Cc]hapters?|[Ee]xercises|[Ss]olutions|[Cc]h\.)"
 MARK = "\ue000"  # a private-use character: never in the course's text
-NUMBER_LIST = r"\d\d(?:(?:,\s+and\s+|,\s*|\s+and\s+|\s+or\s+|\s*[–-]\s*)\d\d)*"
+NUMBER_LIST = r"\d\d(?:(?:,\s+and\s+|,\s*|\s+and\s+|\s+or\s+|\s+to\s+|\s*[–-]\s*)\d\d)*"
 
 
 def chapter_slugs(root: Path) -> dict[str, str]:
