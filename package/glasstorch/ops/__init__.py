@@ -49,6 +49,7 @@ from .indexing_more import (as_strided_scatter, diagonal_scatter, index_copy, in
 from .linalg_more import addbmm, addmv, addr, cdist, chain_matmul, cumulative_trapezoid, logdet, trapezoid, trapz
 from .linalg_solve import cholesky_deprecated as cholesky, inverse, triangular_solve
 from .gamma_functions import digamma, lgamma, polygamma
+from .linalg_lu import lu, lu_solve, lu_unpack
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp

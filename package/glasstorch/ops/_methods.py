@@ -160,7 +160,7 @@ _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
     (shape_more, "tensor_split hsplit vsplit dsplit broadcast_to ravel unflatten rot90 diag diag_embed diagflat trace "
                  "inner kron take bincount unique_consecutive renorm"),
 ) for name in names.split()})
-from . import gamma_functions, indexing_more, linalg_more, linalg_solve  # noqa: E402
+from . import gamma_functions, indexing_more, linalg_lu, linalg_more, linalg_solve  # noqa: E402
 
 _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
     (indexing_more, "index_copy index_copy_ index_fill index_fill_ masked_scatter masked_scatter_ put put_ "
@@ -169,7 +169,9 @@ _TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
     (linalg_more, "addmv addr addbmm logdet"),
     (linalg_solve, "inverse triangular_solve"),
     (gamma_functions, "lgamma digamma"),
+    (linalg_lu, "lu_solve"),
 ) for name in names.split()})
+_TENSOR_API_METHODS.update(lu=lambda self, pivot=True, get_infos=False: linalg_lu.lu(self, pivot, get_infos))
 _TENSOR_API_METHODS.update(cholesky=linalg_solve.cholesky_deprecated,
                            polygamma=lambda self, n: gamma_functions.polygamma(n, self),
                            lgamma_=_inplace_twin(gamma_functions.lgamma), digamma_=_inplace_twin(gamma_functions.digamma))

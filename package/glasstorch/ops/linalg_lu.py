@@ -1,0 +1,176 @@
+"""LU factorisation with partial pivoting: ``linalg.lu_factor`` (``torch.lu``), ``lu_unpack``,
+``linalg.lu_solve`` (``torch.lu_solve``). Found missing by running the examples in PyTorch's own
+docstrings (issue 14).
+
+Mirrors LAPACK's ``getrf`` as PyTorch calls it (``aten/src/ATen/native/BatchLinearAlgebra.cpp``):
+column by column, the row with the largest entry becomes the pivot row, the entries below the
+pivot become the multipliers of L, and the rest of the matrix is updated. ``LU`` holds L (below
+the diagonal, its unit diagonal implied) and U (on and above it); ``pivots[i]`` (1-based, int32)
+is the row swapped with row i. The loop is over columns, each step vectorised over the batch.
+
+Gradients: ``lu_unpack`` and ``lu_solve`` are composed of differentiable ops (triangle masks and
+triangular solves); ``lu_factor`` has PyTorch's formula for square matrices
+(gA = P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T); the ``grad_fn`` names of the composed ones
+differ from PyTorch's (``LuUnpackBackward0``, ``LinalgLuSolveBackward0``).
+"""
+from __future__ import annotations
+
+import warnings
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node, SavedTensor
+from ._util import compute_requires_grad, set_history
+from .linalg_solve import solve_triangular
+
+
+def _named(name: str, fields: list) -> type:
+    base = namedtuple(name, fields)
+
+    def __repr__(self: Any) -> str:
+        body = ",\n".join(f"{field}={value!r}" for field, value in zip(fields, self))
+        return f"glasstorch.return_types.{name}(\n{body})"
+
+    return type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
+
+
+return_types_linalg_lu_factor = _named("linalg_lu_factor", ["LU", "pivots"])
+return_types_lu_unpack = _named("lu_unpack", ["P", "L", "U"])
+return_types_lu_with_info = _named("_lu_with_info", ["LU", "pivots", "info"])
+
+
+def _factor_values(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(LU, pivots, infos)`` of each matrix, as LAPACK's getrf returns them."""
+    *batch, m, n = data.shape
+    lu = data.reshape(-1, m, n).copy()
+    k = min(m, n)
+    pivots = np.zeros((lu.shape[0], k), dtype=np.int32)
+    infos = np.zeros(lu.shape[0], dtype=np.int32)
+    every = np.arange(lu.shape[0])
+    for j in range(k):
+        p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)  # the first largest, as idamax
+        pivots[:, j] = p + 1
+        row_j, row_p = lu[every, j].copy(), lu[every, p].copy()
+        lu[every, j], lu[every, p] = row_p, row_j
+        pivot = lu[:, j, j]
+        infos = np.where((pivot == 0) & (infos == 0), j + 1, infos)  # the first zero pivot (1-based)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            safe = np.where(pivot == 0, 1, pivot)
+            lu[:, j + 1:, j] = np.where(pivot[:, None] == 0, lu[:, j + 1:, j], lu[:, j + 1:, j] / safe[:, None])
+        lu[:, j + 1:, j + 1:] -= lu[:, j + 1:, j, None] * lu[:, j, None, j + 1:]
+    return lu.reshape(*batch, m, n), pivots.reshape(*batch, k), infos.reshape(batch)
+
+
+def _permutation(pivots: np.ndarray, m: int) -> np.ndarray:
+    """P as a matrix, from the row swaps: A = P L U."""
+    flat = pivots.reshape(-1, pivots.shape[-1])
+    matrices = np.zeros((flat.shape[0], m, m))
+    for b, swaps in enumerate(flat):
+        order = np.arange(m)
+        for i, p in enumerate(swaps):
+            order[[i, p - 1]] = order[[p - 1, i]]
+        matrices[b, order, np.arange(m)] = 1.0
+    return matrices.reshape(*pivots.shape[:-1], m, m)
+
+
+class LinalgLuFactorExBackward0(Node):
+    """LU = L + U - I with A = P L U (square A): gA = P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T."""
+
+    LU_: SavedTensor
+    pivots_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        LU = self._saved_LU
+        n = LU.shape[-1]
+        if LU.shape[-2] != n:
+            raise NotImplementedError("lu_factor's derivative for non-square matrices is not implemented in glasstorch")
+        eye = _wrap(np.eye(n, dtype=LU._data.dtype))
+        L, U = LU.tril(-1) + eye, LU.triu()
+        phi = L.mT.matmul(grad.tril(-1)).tril(-1) + grad.triu().matmul(U.mT).triu()
+        inner = solve_triangular(L.mT, phi, upper=True, unitriangular=True)
+        inner = solve_triangular(U.mT, inner, upper=False, left=False)
+        P = _wrap(_permutation(self._saved_pivots._data, n).astype(LU._data.dtype))
+        return (P.matmul(inner),)
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True) -> Any:
+    """``(LU, pivots)``: the LU factorisation with partial pivoting of A (of each matrix of a batch)."""
+    result, infos = _lu_factor_ex(A, pivot, "torch.lu_factor")
+    _check_infos(infos)
+    return result
+
+
+def _check_infos(infos: np.ndarray) -> None:
+    if infos.any():
+        first = int(infos.reshape(-1)[infos.reshape(-1) > 0][0])
+        raise RuntimeError(f"torch.linalg.lu_factor: U[{first},{first}] is zero and using it on lu_solve would result "
+                           f"in a division by zero. If you still want to perform the factorization, consider calling "
+                           f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+
+
+def _lu_factor_ex(A: Tensor, pivot: bool, name: str) -> tuple:
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} instead")
+    if not pivot:
+        raise RuntimeError(f"{name}: LU without pivoting is not implemented on the CPU")
+    if A._data.dtype.kind != "f":
+        raise NotImplementedError(f"\"lu_cpu\" not implemented for '{A.dtype.legacy_name[:-6]}'")
+    lu, pivots, infos = _factor_values(A._data)
+    LU, piv = _wrap(lu), _wrap(pivots)
+    if compute_requires_grad(A):
+        node = LinalgLuFactorExBackward0(A)
+        node.LU_, node.pivots_ = SavedTensor(LU, is_output=True), SavedTensor(piv)
+        set_history(LU, node)
+    return return_types_linalg_lu_factor(LU, piv), infos
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
+    """The deprecated ``torch.lu``: ``(LU, pivots)``, and the infos (first zero pivot, 0 if none)."""
+    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
+    result, infos = _lu_factor_ex(A, pivot, "torch.lu")
+    if get_infos:
+        return return_types_lu_with_info(result.LU, result.pivots, _wrap(infos.astype(np.int32)))
+    _check_infos(infos)
+    return result.LU, result.pivots
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> Any:
+    """``(P, L, U)`` with A = P L U, from the packed factorisation."""
+    m, n = LU_data.shape[-2:]
+    k = min(m, n)
+    empty = _wrap(np.empty((0,), dtype=LU_data._data.dtype))
+    if unpack_data:
+        eye = _wrap(np.eye(m, k, dtype=LU_data._data.dtype))
+        L = LU_data[..., :, :k].tril(-1) + eye
+        U = LU_data[..., :k, :].triu()
+    else:
+        L = U = empty
+    P = _wrap(_permutation(LU_pivots._data, m).astype(LU_data._data.dtype)) if unpack_pivots else empty
+    return return_types_lu_unpack(P, L, U)
+
+
+def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    """X with A X = B (``adjoint``: A^T X = B; ``left=False``: X A = B), A given by its LU factorisation."""
+    P, L, U = lu_unpack(LU, pivots)
+    if left and not adjoint:  # L U X = P^T B
+        return solve_triangular(U, solve_triangular(L, P.mT.matmul(B), upper=False, unitriangular=True), upper=True)
+    if left:  # A^T = U^T L^T P^T:  X = P L^-T U^-T B
+        y = solve_triangular(U.mT, B, upper=False)
+        return P.matmul(solve_triangular(L.mT, y, upper=True, unitriangular=True))
+    if not adjoint:  # X P L U = B
+        y = solve_triangular(U, B, upper=True, left=False)
+        return solve_triangular(L, y, upper=False, left=False, unitriangular=True).matmul(P.mT)
+    y = B.matmul(P)  # X U^T L^T P^T = B
+    y = solve_triangular(L.mT, y, upper=True, left=False, unitriangular=True)
+    return solve_triangular(U.mT, y, upper=False, left=False)
+
+
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """The deprecated ``torch.lu_solve`` (arguments in the old order)."""
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+                  "PyTorch release.", UserWarning, stacklevel=2)
+    return linalg_lu_solve(LU_data, LU_pivots, b)
