@@ -320,6 +320,18 @@ def test_frombuffer_shares_memory_as_pytorch():
         assert buffer[0] == -1 and t.dtype == lib.int32
 
 
+def test_empty_strided_as_pytorch():
+    for lib in (gt, torch):
+        x = lib.empty_strided((2, 3), (1, 2))
+        assert x.stride() == (1, 2) and not x.is_contiguous() and x._base is None and str(x.dtype).endswith("float32")
+        x.fill_(1.5)
+        assert (x + 1).tolist() == [[2.5] * 3] * 2 and (x + 1).stride() == (1, 2)
+        y = lib.ones(2, dtype=lib.float64).new_empty_strided((2, 2), (1, 2))
+        assert str(y.dtype).endswith("float64") and y.stride() == (1, 2)
+        assert lib.empty_strided((0, 3), (3, 1)).shape == (0, 3)
+        assert str(lib.empty_strided((2,), (1,), dtype=lib.int64).dtype).endswith("int64")
+
+
 def test_poisson_keeps_its_law():
     """Drawn from glasstorch's generator (not PyTorch's numbers): the dtype, the zero rate and the mean."""
     gt.manual_seed(1)
@@ -371,6 +383,7 @@ ERRORS = [
     lambda l: l.poisson(l.tensor([-1.0])),
     lambda l: l.gradient(l.ones(2, 3), edge_order=2),
     lambda l: l.polygamma(-1, l.ones(2)),
+    lambda l: l.empty_strided((2, 3), (1,)),
     lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0]), l.ones(1), "sum"),
     lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0, 1]), l.ones(1), "prod"),
     lambda l: l.frombuffer(bytearray(5), dtype=l.int32),

@@ -26,7 +26,10 @@ from ._typename import typename
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                         ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from ._finfo import finfo, iinfo
-from ._creation_more import asarray, can_cast, frombuffer, is_nonzero, poisson
+from ._creation_more import asarray, can_cast, empty_strided, frombuffer, is_nonzero, poisson
+from ._creation_more import new_empty_strided as _new_empty_strided
+
+Tensor.new_empty_strided = _new_empty_strided  # a Tensor method in PyTorch
 from math import e, inf, nan, pi  # noqa: F401  torch.pi, torch.inf, ... are Python floats too
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .ops import *  # noqa: F401,F403  add, mul, matmul, sum, cat, where, ...

@@ -1,5 +1,5 @@
 """Smaller torch-level functions found missing by running the examples in PyTorch's own docstrings
-(issue 14): ``asarray``, ``frombuffer``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
+(issue 14): ``asarray``, ``frombuffer``, ``empty_strided``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
 ``_torch_docs`` entries implemented in ``aten/src/ATen/native/TensorConversions.cpp``,
 ``TypeProperties.cpp`` and ``Distributions.cpp``.
 """
@@ -74,6 +74,31 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, req
 
     result = from_numpy(np.frombuffer(buffer, dtype=target.numpy_dtype, count=count, offset=offset))
     return result.requires_grad_() if requires_grad else result
+
+
+def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+                  **_: Any) -> Tensor:
+    """An (uninitialised in PyTorch; zero-filled here) tensor laid out with the given strides over a
+    storage just large enough for them."""
+    size, stride = tuple(int(n) for n in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
+    if any(s < 0 for s in stride):
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, got strides: "
+                           f"{list(stride)}")
+    target = (dtypes.get_default_dtype() if dtype is None else dtypes.canonical(dtype)).numpy_dtype
+    span = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    storage = np.zeros(span, dtype=target)
+    itemsize = np.dtype(target).itemsize
+    values = np.lib.stride_tricks.as_strided(storage, size, tuple(s * itemsize for s in stride))
+    result = _wrap(values)
+    return result.requires_grad_() if requires_grad else result
+
+
+def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
+                      requires_grad: bool = False, **_: Any) -> Tensor:
+    """``empty_strided`` with this tensor's dtype unless another is given."""
+    return empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
 
 
 def is_nonzero(input: Tensor) -> bool:
