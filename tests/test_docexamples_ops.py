@@ -332,6 +332,23 @@ def test_empty_strided_as_pytorch():
         assert str(lib.empty_strided((2,), (1,), dtype=lib.int64).dtype).endswith("int64")
 
 
+def test_resize_as_pytorch():
+    def observe(lib):
+        x = lib.tensor([[1, 2], [3, 4], [5, 6]])
+        shrunk = x.resize_(2, 2).clone()
+        same = lib.arange(6.0).resize_((3, 2))
+        grown = lib.tensor([1.0, 2.0, 3.0]).resize_(2, 2)
+        y = lib.arange(4.0)
+        view = y.view(2, 2)
+        y.resize_(3)
+        y[0] = 10.0  # still the same memory as view
+        return [shrunk.tolist(), list(x.shape), same.tolist(), list(grown.shape), grown.flatten()[:3].tolist(), view.tolist()]
+    assert observe(gt) == observe(torch)
+    for lib in (gt, torch):
+        with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+            lib.ones(2, requires_grad=True).resize_(3)
+
+
 def test_poisson_keeps_its_law():
     """Drawn from glasstorch's generator (not PyTorch's numbers): the dtype, the zero rate and the mean."""
     gt.manual_seed(1)

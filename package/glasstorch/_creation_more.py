@@ -101,6 +101,28 @@ def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None
     return empty_strided(size, stride, dtype=self.dtype if dtype is None else dtype, requires_grad=requires_grad)
 
 
+def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """Give the tensor a new shape in place, keeping its elements in row-major order: a smaller
+    one keeps the first elements (sharing memory), a larger one gets new memory whose extra
+    elements are zeros here (uninitialised in PyTorch). Refused for a tensor that requires grad."""
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else tuple(sizes)
+    if any(int(n) < 0 for n in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(shape)}: {list(shape)}")
+    count = int(np.prod(shape, dtype=np.int64))
+    flat = self._data.reshape(-1)
+    if count <= flat.size and self._data.flags.c_contiguous:
+        self._data = flat[:count].reshape(shape)  # the same memory, as PyTorch keeps its storage
+    else:
+        grown = np.zeros(count, dtype=self._data.dtype)
+        kept = min(count, flat.size)
+        grown[:kept] = flat[:kept]
+        self._data = grown.reshape(shape)
+    self._version_counter[0] += 1
+    return self
+
+
 def is_nonzero(input: Tensor) -> bool:
     """The truth of a one-element tensor; more or fewer elements are ambiguous."""
     if input.numel() == 0:
