@@ -349,6 +349,28 @@ def test_resize_as_pytorch():
             lib.ones(2, requires_grad=True).resize_(3)
 
 
+POINTS = np.random.default_rng(8).standard_normal((3, 10, 3)).astype(np.float32)
+
+
+@pytest.mark.parametrize("call", [
+    lambda l, x: l.histogramdd(x, bins=4),
+    lambda l, x: l.histogramdd(x, bins=[2, 3, 4], weight=x[..., 0].abs()),
+    lambda l, x: l.histogramdd(x, bins=[3, 2, 2], range=[-1.0, 1.0, -2.0, 0.5, 0.0, 3.0], density=True),
+    lambda l, x: l.histogramdd(x[0, :, :2], bins=[l.tensor([-3.0, 0.0, 0.5, 3.0]), l.tensor([-1.0, 1.0])]),
+    lambda l, x: l.histogramdd(l.tensor([[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]]), bins=[3, 3],
+                               weight=l.tensor([1.0, 2.0, 4.0, 8.0])),
+    lambda l, x: l.histogramdd(x.double(), bins=2, density=True),
+], ids=["int", "weights", "range_density", "edges", "docstring", "float64"])
+def test_histogramdd_as_pytorch(call):
+    got, want = call(gt, gt.tensor(POINTS)), call(torch, torch.tensor(POINTS))
+    np.testing.assert_allclose(got.hist.numpy(), want.hist.numpy(), rtol=1e-6)
+    assert str(got.hist.dtype).split(".")[-1] == str(want.hist.dtype).split(".")[-1]
+    assert len(got.bin_edges) == len(want.bin_edges)
+    for g, w in zip(got.bin_edges, want.bin_edges):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+    assert repr(got).replace("glasstorch.", "torch.") == repr(want)
+
+
 def test_poisson_keeps_its_law():
     """Drawn from glasstorch's generator (not PyTorch's numbers): the dtype, the zero rate and the mean."""
     gt.manual_seed(1)
@@ -401,6 +423,8 @@ ERRORS = [
     lambda l: l.gradient(l.ones(2, 3), edge_order=2),
     lambda l: l.polygamma(-1, l.ones(2)),
     lambda l: l.empty_strided((2, 3), (1,)),
+    lambda l: l.histogramdd(l.ones(4, 2), bins=[2, 2, 2]),
+    lambda l: l.histogramdd(l.ones(4, 2, dtype=l.int64), bins=2),
     lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0]), l.ones(1), "sum"),
     lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0, 1]), l.ones(1), "prod"),
     lambda l: l.frombuffer(bytearray(5), dtype=l.int32),

@@ -28,7 +28,7 @@ from .shape import (chunk, flip, fliplr, flipud, meshgrid, moveaxis, movedim, na
                     swapaxes, swapdims, tile, tril, triu, unbind)
 from .sorting import argsort, msort, sort, topk, unique
 from .distance import dist
-from .histograms import histc, histogram
+from .histograms import histc, histogram, histogramdd
 from .linalg import det, svd
 from .scatter_gather import scatter_reduce
 from .shape import (as_strided, atleast_1d, atleast_2d, atleast_3d, column_stack, diagonal, dstack, hstack, row_stack,

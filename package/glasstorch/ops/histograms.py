@@ -8,6 +8,7 @@ neither records a Node, as in PyTorch.
 from __future__ import annotations
 
 from collections import namedtuple
+from builtins import range as builtins_range
 from typing import Any
 
 import numpy as np
@@ -88,3 +89,55 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     if density:
         hist = hist / (hist.sum() * np.diff(edges))
     return return_types_histogram(_wrap(hist.astype(dtype)), _wrap(edges))
+
+
+_histogramdd = namedtuple("histogramdd", ["hist", "bin_edges"])
+
+
+class return_types_histogramdd(_histogramdd):
+    """``(hist, bin_edges)``, printed as PyTorch's ``torch.return_types.histogramdd``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"glasstorch.return_types.histogramdd(\nhist={self.hist!r},\nbin_edges={self.bin_edges!r})"
+
+
+def histogramdd(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor | None = None,  # noqa: A002
+                density: bool = False) -> return_types_histogramdd:
+    """A D-dimensional histogram of the points in the last dim of ``input`` (shape (..., D)): per dim
+    a number of equal bins over ``range`` (flat [min0, max0, min1, max1, ...]; the data's range by
+    default) or a 1-D tensor of edges. Each bin holds [edge_i, edge_{i+1}), the last one its right
+    edge too (added by the maintainers of issue 14, for PyTorch's docstring example)."""
+    _check_floating(input, "histogramdd")
+    dims = input._data.shape[-1]
+    points = input._data.reshape(-1, dims)
+    dtype = input._data.dtype
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * dims
+    if len(per_dim) != dims:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * dims:
+        raise RuntimeError(f"torch.histogramdd: for a {dims}-dimensional histogram range should have {2 * dims} "
+                           f"elements, but got {len(range)}")
+    edges = []
+    for d, b in enumerate(per_dim):
+        if isinstance(b, Tensor):
+            edges.append(b._data.astype(dtype))
+        else:
+            low, high = _range_of(points[:, d], *((range[2 * d], range[2 * d + 1]) if range is not None else (0.0, 0.0)))
+            edges.append(np.linspace(low, high, int(b) + 1).astype(dtype))
+    inside = np.ones(len(points), dtype=bool)
+    places = []
+    for d, e in enumerate(edges):
+        inside &= (points[:, d] >= e[0]) & (points[:, d] <= e[-1])
+        places.append(np.clip(np.searchsorted(e, points[:, d], side="right") - 1, 0, len(e) - 2))
+    shape = tuple(len(e) - 1 for e in edges)
+    flat_bins = np.ravel_multi_index(tuple(p[inside] for p in places), shape) if len(points) else np.zeros(0, np.int64)
+    weights = None if weight is None else weight._data.reshape(-1)[inside]
+    hist = np.bincount(flat_bins, weights=weights, minlength=int(np.prod(shape))).reshape(shape).astype(np.float64)
+    if density:
+        volume = np.ones(shape)
+        for d, e in enumerate(edges):
+            volume = volume * np.diff(e).reshape([-1 if i == d else 1 for i in builtins_range(dims)])
+        hist = hist / (hist.sum() * volume)
+    return return_types_histogramdd(_wrap(hist.astype(dtype)), tuple(_wrap(e) for e in edges))
