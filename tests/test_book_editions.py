@@ -48,9 +48,10 @@ built = pytest.mark.skipif(not (CHINESE / "index.html").exists(),
 
 
 def document_pages(site: Path) -> list[Path]:
-    skipped = {"_static", "_sources", "_modules", "zh_CN", "genindex.html", "search.html"}
+    # the package's source pages (book/_ext/glasstorch_book/source_pages.py) are code, the same in both
+    skipped = {"_static", "_sources", "_modules", "zh_CN", "package", "genindex.html", "search.html"}
     return sorted(p for p in site.rglob("*.html")
-                  if p.relative_to(site).parts[0] not in skipped and "_package" not in p.parts)
+                  if p.relative_to(site).parts[0] not in skipped)
 
 
 @built
@@ -84,3 +85,36 @@ def test_chinese_search_segments_words():
     hits = index["terms"].get("叶子")
     assert hits is not None, "叶子 (from 叶子节点) is not a search term: was jieba installed for the build?"
     assert glossary in (hits if isinstance(hits, list) else [hits])
+
+
+def test_the_run_notes_speak_the_editions_language():
+    from glasstorch_book.run_notes import note_for
+
+    english = note_for("05_backward_engine").astext()
+    chinese = note_for("05_backward_engine", "zh_CN").astext()
+    assert "Run this chapter" in english and "make lab" in english
+    assert "运行本章" in chinese and "make lab-zh" in chinese and "zh_CN/book/05_backward_engine.ipynb" in chinese
+    assert "完成本练习" in note_for("_exercises/05_backward_engine", "zh_CN").astext()
+
+
+def page_contents(page: Path) -> dict:
+    """What a translation must keep: pictures, math, and links to other pages and to sites."""
+    html = page.read_text(encoding="utf-8")
+    main = html[html.find("<main"):html.find("</main>")]
+    return {"pictures": len(re.findall(r"<img\b", main)) + len(re.findall(r"<svg\b", main)),
+            "math": len(re.findall(r'class="math', main)),
+            "links to pages": sorted(re.findall(r'<a class="reference internal" href="([^"#]+)', main)),
+            "links to sites": sorted(re.findall(r'<a class="reference external" href="([^"]+)"', main))}
+
+
+@built
+def test_a_chinese_page_keeps_the_pictures_math_and_links_of_its_english_twin():
+    problems = []
+    for page in document_pages(HTML):
+        twin = CHINESE / page.relative_to(HTML)
+        english, chinese = page_contents(page), page_contents(twin)
+        for what in english:
+            if english[what] != chinese[what]:
+                problems.append(f"{page.relative_to(HTML)}: {what} differ: English {english[what]!r:.120}, "
+                                f"Chinese {chinese[what]!r:.120}")
+    assert not problems, "\n".join(problems[:20])

@@ -78,7 +78,7 @@ def site_pages(directory: Path) -> list[Path]:
     """Every page of the site (_static holds the theme's templates, _sources the page sources)."""
     return sorted(
         path for path in directory.rglob("*.html")
-        if path.relative_to(directory).parts[0] not in ("_static", "_sources")
+        if not {"_static", "_sources"} & set(path.relative_to(directory).parts)  # zh_CN/_static too
     )
 
 

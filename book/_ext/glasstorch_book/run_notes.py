@@ -53,6 +53,33 @@ EXERCISE_NOTE = Note(
     css_class="glasstorch-exercise-note",
 )
 
+# The same notes in the Chinese edition (-D language=zh_CN), for the notebooks make lab-zh makes.
+CHAPTER_NOTE_ZH = Note(
+    title="运行本章",
+    sentences=[
+        "在 JupyterLab 中：在仓库中运行 `make lab-zh`，打开 `zh_CN/book/{notebook}`，从头依次运行各单元格"
+        "（Run › Run All Cells）。",
+        "也可以用页面顶部的下载按钮下载这个笔记本（.ipynb），在任何装有 glasstorch 的 Jupyter 中打开。",
+    ],
+    twin_sentence="然后练习：[[{twin}]]，即 `zh_CN/exercises/{twin_notebook}`。",
+    css_class="glasstorch-run-note",
+)
+EXERCISE_NOTE_ZH = Note(
+    title="完成本练习",
+    sentences=[
+        "本页展示你拿到的 `zh_CN/exercises/{notebook}`，未运行：需要你补全的单元格在写好之前会抛出 "
+        "`NotImplementedError`。",
+        "在仓库中运行 `make lab-zh`，打开 `zh_CN/exercises/{notebook}`。在写着 `raise NotImplementedError` 的"
+        "单元格里写你的代码，运行它，再运行下方的检查单元格：它会立刻告诉你代码是否正确；若不正确，会指出哪个用例"
+        "失败、期望什么、实际得到什么，并给出提示。",
+        "`make grade GRADE=zh_CN/exercises GRADE_ARGS=\"--language zh_CN\"` 为你所有的练习笔记本评分，"
+        "就像老师的评分程序一样。",
+    ],
+    twin_sentence="它练习的章节：[[{twin}]]，即 `zh_CN/book/{twin_notebook}`。",
+    css_class="glasstorch-exercise-note",
+)
+NOTES = {"en": (CHAPTER_NOTE, EXERCISE_NOTE), "zh_CN": (CHAPTER_NOTE_ZH, EXERCISE_NOTE_ZH)}
+
 _MARKUP = re.compile(r"(`[^`]+`|\[\[[^\]]+\]\])")
 
 
@@ -77,12 +104,13 @@ def twin(number: str, notebooks: list[Path]) -> Path | None:
     return next((notebook for notebook in notebooks if notebook.name.startswith(number + "_")), None)
 
 
-def note_for(docname: str) -> nodes.admonition | None:
-    """The note of a chapter or exercise page; None for other pages."""
+def note_for(docname: str, language: str = "en") -> nodes.admonition | None:
+    """The note of a chapter or exercise page, in the edition's language; None for other pages."""
+    chapter_note, exercise_note = NOTES.get(language, NOTES["en"])
     if number := chapter_number(docname):
-        kind, other, other_docname = CHAPTER_NOTE, twin(number, exercise_notebooks()), f"{EXERCISE_PAGES}/{{}}"
+        kind, other, other_docname = chapter_note, twin(number, exercise_notebooks()), f"{EXERCISE_PAGES}/{{}}"
     elif number := exercise_number(docname):
-        kind, other, other_docname = EXERCISE_NOTE, twin(number, chapter_notebooks()), "{}"
+        kind, other, other_docname = exercise_note, twin(number, chapter_notebooks()), "{}"
     else:
         return None
     sentences = kind.sentences + ([kind.twin_sentence] if other else [])
@@ -100,7 +128,7 @@ def note_for(docname: str) -> nodes.admonition | None:
 
 def insert_note(app: Sphinx, doctree: nodes.document) -> None:
     """doctree-read: put the page's note right under its title."""
-    admonition = note_for(app.env.docname)
+    admonition = note_for(app.env.docname, app.config.language or "en")
     section = doctree.next_node(nodes.section)
     if admonition is None or section is None:
         return
