@@ -5,7 +5,7 @@
     adam.py          Adam (amsgrad, weight decay, maximize)
     adamw.py         AdamW (Adam with decoupled weight decay)
     nadam.py         NAdam (Adam with Nesterov momentum)
-    rmsprop.py       RMSprop;  adagrad.py  Adagrad;  adadelta.py  Adadelta
+    rmsprop.py       RMSprop;  adagrad.py  Adagrad;  adadelta.py  Adadelta;  _muon.py  Muon
     lr_scheduler.py  LRScheduler, LambdaLR, StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LinearLR,
                      PolynomialLR, CyclicLR, OneCycleLR, SequentialLR, ChainedScheduler, ReduceLROnPlateau
 
@@ -16,9 +16,10 @@ from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamw import AdamW
+from ._muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
+__all__ = ["Adadelta", "Adagrad", "Adam", "AdamW", "Muon", "NAdam", "Optimizer", "RMSprop", "SGD", "lr_scheduler"]
