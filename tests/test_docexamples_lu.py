@@ -23,6 +23,7 @@ WIDE = RNG.standard_normal((3, 5))
 CALLS = {
     "lu_factor": lambda l, a, b: list(l.linalg.lu_factor(a)),
     "lu_unpack": lambda l, a, b: list(l.lu_unpack(*l.linalg.lu_factor(a))),
+    "linalg_lu": lambda l, a, b: list(l.linalg.lu(a)),
     "lu_solve": lambda l, a, b: l.linalg.lu_solve(*l.linalg.lu_factor(a), b),
     "lu_solve_adjoint": lambda l, a, b: l.linalg.lu_solve(*l.linalg.lu_factor(a), b, adjoint=True),
     "lu_solve_right": lambda l, a, b: l.linalg.lu_solve(*l.linalg.lu_factor(a), b.mT, left=False),
@@ -76,7 +77,8 @@ def test_wide_and_tall_matrices_and_reprs_as_pytorch():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for call in (lambda l: l.linalg.lu_factor(l.tensor(small)), lambda l: l.lu_unpack(*l.linalg.lu_factor(l.tensor(small))),
-                     lambda l: l.lu(l.zeros(2, 2), get_infos=True), lambda l: l.lu(l.tensor(small))):
+                     lambda l: l.lu(l.zeros(2, 2), get_infos=True), lambda l: l.lu(l.tensor(small)),
+                     lambda l: l.linalg.lu(l.tensor(small))):
             assert repr(call(gt)).replace("glasstorch.", "torch.") == repr(call(torch))
 
 

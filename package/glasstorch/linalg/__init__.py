@@ -7,7 +7,7 @@ and solve_triangular live in ``ops/linalg_solve.py``.
 """
 from ..ops.linalg import det, linalg_svd as svd, svdvals
 from ..ops.linalg_solve import LinAlgError, cholesky, inv, solve, solve_triangular
-from ..ops.linalg_lu import linalg_lu_solve as lu_solve, lu_factor
+from ..ops.linalg_lu import linalg_lu as lu, linalg_lu_solve as lu_solve, lu_factor
 
-__all__ = ["LinAlgError", "cholesky", "det", "inv", "lu_factor", "lu_solve", "solve", "solve_triangular", "svd",
+__all__ = ["LinAlgError", "cholesky", "det", "inv", "lu", "lu_factor", "lu_solve", "solve", "solve_triangular", "svd",
            "svdvals"]

@@ -1,4 +1,4 @@
-"""LU factorisation with partial pivoting: ``linalg.lu_factor`` (``torch.lu``), ``lu_unpack``,
+"""LU factorisation with partial pivoting: ``linalg.lu_factor`` (``torch.lu``), ``linalg.lu``, ``lu_unpack``,
 ``linalg.lu_solve`` (``torch.lu_solve``). Found missing by running the examples in PyTorch's own
 docstrings (issue 14).
 
@@ -40,6 +40,7 @@ def _named(name: str, fields: list) -> type:
 return_types_linalg_lu_factor = _named("linalg_lu_factor", ["LU", "pivots"])
 return_types_lu_unpack = _named("lu_unpack", ["P", "L", "U"])
 return_types_lu_with_info = _named("_lu_with_info", ["LU", "pivots", "info"])
+return_types_linalg_lu = _named("linalg_lu", ["P", "L", "U"])
 
 
 def _factor_values(data: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -151,6 +152,11 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
         L = U = empty
     P = _wrap(_permutation(LU_pivots._data, m).astype(LU_data._data.dtype)) if unpack_pivots else empty
     return return_types_lu_unpack(P, L, U)
+
+
+def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
+    """``(P, L, U)`` with A = P L U: ``lu_factor`` then ``lu_unpack``."""
+    return return_types_linalg_lu(*lu_unpack(*lu_factor(A, pivot=pivot)))
 
 
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
