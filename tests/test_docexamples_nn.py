@@ -216,3 +216,47 @@ def test_cross_entropy_probabilities_graph_as_pytorch(kwargs):
     np.testing.assert_allclose(grad, want[4], rtol=1e-10, atol=1e-12)
     target = gt.tensor(LOGITS[::-1].copy()).softmax(1)
     assert gradcheck(lambda t: gt.nn.functional.cross_entropy(t, target), (gt.tensor(LOGITS, requires_grad=True),))
+
+
+CTC_RNG = np.random.default_rng(21)
+CTC_LOGITS = CTC_RNG.standard_normal((12, 4, 6))
+CTC_TARGETS = CTC_RNG.integers(1, 6, (4, 5))
+CTC_TARGETS[0, 1] = CTC_TARGETS[0, 0]  # a repeated label needs a blank between
+CTC_CALLS = {
+    "mean": lambda l, lp, t: l.nn.CTCLoss()(lp, t, l.tensor([12, 10, 12, 7]), l.tensor([5, 3, 0, 4])),
+    "sum_blank": lambda l, lp, t: l.nn.functional.ctc_loss(lp, t.clamp(max=4), l.tensor([12, 10, 12, 7]), l.tensor([5, 3, 1, 4]),
+                                                           blank=5, reduction="sum"),
+    "none_concatenated": lambda l, lp, t: l.nn.functional.ctc_loss(lp, l.cat([t[0, :2], t[1, :3], t[2, :1], t[3, :4]]),
+                                                                   (12, 12, 5, 9), (2, 3, 1, 4), reduction="none"),
+    "unbatched": lambda l, lp, t: l.nn.functional.ctc_loss(lp[:, 0], t[0, :4], l.tensor(12), l.tensor(4), reduction="none"),
+    "zero_infinity": lambda l, lp, t: l.nn.functional.ctc_loss(lp, t, l.tensor([12, 3, 12, 7]), l.tensor([5, 5, 2, 4]),
+                                                               zero_infinity=True, reduction="none"),
+}
+
+
+@pytest.mark.parametrize("name", CTC_CALLS)
+def test_ctc_loss_as_pytorch(name):
+    results = []
+    for lib in (gt, torch):
+        x = lib.tensor(CTC_LOGITS, requires_grad=True)
+        loss = CTC_CALLS[name](lib, x.log_softmax(2), lib.tensor(CTC_TARGETS))
+        (loss * (lib.arange(loss.numel(), dtype=loss.dtype).reshape(loss.shape) + 1)).sum().backward()
+        results.append((loss.detach().numpy(), x.grad.numpy()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-10)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-8, atol=1e-12)
+    if name != "zero_infinity":
+        x = gt.tensor(CTC_LOGITS[:5, :2], requires_grad=True)
+        call = lambda t: gt.nn.functional.ctc_loss(t.log_softmax(2), gt.tensor(CTC_TARGETS[:2, :2]), (5, 4), (2, 1))  # noqa: E731
+        assert gradcheck(call, (x,), eps=1e-6, atol=1e-5)
+
+
+def test_ctc_loss_impossible_alignment_and_errors_as_pytorch():
+    for lib in (gt, torch):
+        lp = lib.tensor(CTC_LOGITS[:3, :1]).log_softmax(2)
+        assert lib.nn.functional.ctc_loss(lp, lib.tensor(CTC_TARGETS[:1]), [3], [5], reduction="none").isinf().all()
+    assert repr(gt.nn.CTCLoss(blank=3)) == repr(torch.nn.CTCLoss(blank=3)) == "CTCLoss()"
+    calls = [lambda l: l.nn.functional.ctc_loss(l.zeros(5, 2, 3), l.ones(2, 2, dtype=l.int64), [6, 5], [2, 2]),
+             lambda l: l.nn.functional.ctc_loss(l.zeros(5, 2, 3), l.ones(2, 2, dtype=l.int64), [5], [2, 2])]
+    for call in calls:
+        got, want = (outcomes([lambda lib=lib: call(lib)])[0] for lib in (gt, torch))
+        assert want != "no error" and got[0] == want[0] and got[1][:30] == want[1][:30], (got, want)

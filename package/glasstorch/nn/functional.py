@@ -64,6 +64,7 @@ from ..ops.pooling_more import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_po
                                 lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d)
 from ..ops.random_activations import gumbel_softmax, rrelu as _rrelu_op  # noqa: F401
 from ..ops.margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: F401
+from ..ops.ctc_loss import ctc_loss  # noqa: F401
 from ..ops.upsampling import (channel_shuffle, interpolate, native_channel_shuffle, pixel_shuffle,  # noqa: F401
                               pixel_unshuffle, upsample, upsample_bilinear, upsample_nearest)
 

@@ -19,7 +19,7 @@ from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
                    HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, NLLLoss,
                    PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
-from .loss import MultiLabelMarginLoss, MultiMarginLoss
+from .loss import CTCLoss, MultiLabelMarginLoss, MultiMarginLoss
 from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
