@@ -330,6 +330,10 @@ def test_empty_strided_as_pytorch():
         assert str(y.dtype).endswith("float64") and y.stride() == (1, 2)
         assert lib.empty_strided((0, 3), (3, 1)).shape == (0, 3)
         assert str(lib.empty_strided((2,), (1,), dtype=lib.int64).dtype).endswith("int64")
+        for size, layout in (((2, 3, 5, 7), (0, 2, 3, 1)), ((4, 1, 3), (2, 0, 1)), ((2, 0, 3), (1, 0, 2))):
+            x = lib.empty_permuted(size, layout)
+            assert tuple(x.shape) == size and x._base is None
+            assert x.stride() == torch.empty_permuted(size, layout).stride()
 
 
 def test_resize_as_pytorch():
@@ -423,6 +427,9 @@ ERRORS = [
     lambda l: l.gradient(l.ones(2, 3), edge_order=2),
     lambda l: l.polygamma(-1, l.ones(2)),
     lambda l: l.empty_strided((2, 3), (1,)),
+    lambda l: l.empty_permuted((2, 3), (0,)),
+    lambda l: l.empty_permuted((2, 3), (0, 0)),
+    lambda l: l.empty_permuted((2, 3), (0, 2)),
     lambda l: l.histogramdd(l.ones(4, 2), bins=[2, 2, 2]),
     lambda l: l.histogramdd(l.ones(4, 2, dtype=l.int64), bins=2),
     lambda l: l.index_reduce(l.ones(3), 0, l.tensor([0]), l.ones(1), "sum"),

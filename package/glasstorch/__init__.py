@@ -26,7 +26,7 @@ from ._typename import typename
 from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                         ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from ._finfo import finfo, iinfo
-from ._creation_more import asarray, can_cast, empty_strided, frombuffer, is_nonzero, poisson
+from ._creation_more import asarray, can_cast, empty_permuted, empty_strided, frombuffer, is_nonzero, poisson
 from ._creation_more import new_empty_strided as _new_empty_strided, resize_ as _resize_
 
 Tensor.new_empty_strided, Tensor.resize_ = _new_empty_strided, _resize_  # Tensor methods in PyTorch

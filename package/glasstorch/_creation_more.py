@@ -1,5 +1,5 @@
 """Smaller torch-level functions found missing by running the examples in PyTorch's own docstrings
-(issue 14): ``asarray``, ``frombuffer``, ``empty_strided``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
+(issue 14): ``asarray``, ``frombuffer``, ``empty_strided``, ``empty_permuted``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
 ``_torch_docs`` entries implemented in ``aten/src/ATen/native/TensorConversions.cpp``,
 ``TypeProperties.cpp`` and ``Distributions.cpp``.
 """
@@ -93,6 +93,28 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     values = np.lib.stride_tricks.as_strided(storage, size, tuple(s * itemsize for s in stride))
     result = _wrap(values)
     return result.requires_grad_() if requires_grad else result
+
+
+def empty_permuted(size: Any, physical_layout: Any, *, dtype: Any = None, device: Any = None,
+                   requires_grad: bool = False, **_: Any) -> Tensor:
+    """A tensor of logical shape ``size`` whose dims lie in memory in the order ``physical_layout``
+    (the last one fastest): ``empty_permuted((N, C, H, W), (0, 2, 3, 1))`` is channels-last."""
+    size, layout = tuple(int(n) for n in size), tuple(int(d) for d in physical_layout)
+    if len(layout) != len(size):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(layout)}")
+    for index, d in enumerate(layout):
+        if not 0 <= d < len(size):
+            raise RuntimeError(f"Dimension out of range (expected to be between 0 and {len(size) - 1}, but got {d} at "
+                               f"index {index}).  NB: negative dims not currently supported; file an issue if you want it.")
+    if len(set(layout)) != len(layout):
+        raise RuntimeError("Duplicate dim not allowed")
+    stride = [0] * len(size)
+    step = 1
+    for d in reversed(layout):
+        stride[d] = step
+        step *= max(size[d], 1)
+    return empty_strided(size, stride, dtype=dtype, requires_grad=requires_grad)
 
 
 def new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
