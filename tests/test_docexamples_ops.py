@@ -375,6 +375,17 @@ def test_histogramdd_as_pytorch(call):
     assert repr(got).replace("glasstorch.", "torch.") == repr(want)
 
 
+def test_zero_dim_tensors_as_sizes_as_pytorch():
+    """CTCLoss's docstring example draws randint(..., size=(sum(target_lengths),)): a 0-dim tensor in a size."""
+    for lib in (gt, torch):
+        lengths = lib.tensor([2, 3, 1])
+        assert tuple(lib.randint(1, 5, size=(sum(lengths),)).shape) == (6,)
+        assert tuple(lib.zeros((lib.tensor(2), 3)).shape) == (2, 3)
+        assert tuple(lib.ones(lib.tensor(4), 2).shape) == (4, 2)
+        with pytest.raises(TypeError):
+            lib.zeros((lib.tensor([2, 1]), 3))
+
+
 def test_poisson_keeps_its_law():
     """Drawn from glasstorch's generator (not PyTorch's numbers): the dtype, the zero rate and the mean."""
     gt.manual_seed(1)

@@ -128,6 +128,10 @@ def _size(size: tuple) -> tuple:
         size = tuple(size[0])
     for n in size:
         if not isinstance(n, (builtins.int, np.integer)) or isinstance(n, builtins.bool):
+            if isinstance(n, Tensor) and n._data.ndim == 0 and n._data.dtype != np.bool_:
+                # a 0-dim tensor counts as its number (randint(..., size=(lengths.sum(),)), as in PyTorch)
+                return _size(tuple(builtins.int(m.item()) if isinstance(m, Tensor) and m._data.ndim == 0 else m
+                                   for m in size))
             raise TypeError(f"expected a sequence of integers for the size, but got {type(n).__name__}")
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: {list(size)}")
