@@ -386,6 +386,17 @@ def test_zero_dim_tensors_as_sizes_as_pytorch():
             lib.zeros((lib.tensor([2, 1]), 3))
 
 
+def test_dim_order_as_pytorch():
+    layouts = [lambda l: l.empty(2, 3, 5, 7), lambda l: l.empty(2, 3, 5, 7).permute(0, 2, 3, 1),
+               lambda l: l.empty_permuted((2, 3, 5, 7), (0, 2, 3, 1)), lambda l: l.empty(1, 3, 1, 4),
+               lambda l: l.empty(3, 1, 4).permute(2, 0, 1), lambda l: l.empty(3, 4).t(), lambda l: l.empty(3, 1).expand(3, 4),
+               lambda l: l.empty(4, 4)[:, ::2], lambda l: l.empty(()), lambda l: l.empty(2, 2, 2).permute(2, 1, 0)]
+    for make in layouts:
+        assert make(gt).dim_order() == make(torch).dim_order()
+        got, want = (outcomes([lambda lib=lib: make(lib).dim_order(ambiguity_check=True)])[0] for lib in (gt, torch))
+        assert got == want
+
+
 def test_poisson_keeps_its_law():
     """Drawn from glasstorch's generator (not PyTorch's numbers): the dtype, the zero rate and the mean."""
     gt.manual_seed(1)

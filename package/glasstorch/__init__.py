@@ -27,9 +27,10 @@ from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, f
                         ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from ._finfo import finfo, iinfo
 from ._creation_more import asarray, can_cast, empty_permuted, empty_strided, frombuffer, is_nonzero, poisson
-from ._creation_more import new_empty_strided as _new_empty_strided, resize_ as _resize_
+from ._creation_more import dim_order as _dim_order, new_empty_strided as _new_empty_strided, resize_ as _resize_
 
-Tensor.new_empty_strided, Tensor.resize_ = _new_empty_strided, _resize_  # Tensor methods in PyTorch
+# Tensor methods in PyTorch
+Tensor.new_empty_strided, Tensor.resize_, Tensor.dim_order = _new_empty_strided, _resize_, _dim_order
 from math import e, inf, nan, pi  # noqa: F401  torch.pi, torch.inf, ... are Python floats too
 from .random import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .ops import *  # noqa: F401,F403  add, mul, matmul, sum, cat, where, ...

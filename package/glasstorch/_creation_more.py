@@ -1,5 +1,5 @@
 """Smaller torch-level functions found missing by running the examples in PyTorch's own docstrings
-(issue 14): ``asarray``, ``frombuffer``, ``empty_strided``, ``empty_permuted``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
+(issue 14): ``asarray``, ``frombuffer``, ``empty_strided``, ``empty_permuted``, ``Tensor.dim_order``, ``can_cast``, ``is_nonzero``, ``poisson``. Mirrors ``torch/_tensor_docs``/
 ``_torch_docs`` entries implemented in ``aten/src/ATen/native/TensorConversions.cpp``,
 ``TypeProperties.cpp`` and ``Distributions.cpp``.
 """
@@ -143,6 +143,23 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
         self._data = grown.reshape(shape)
     self._version_counter[0] += 1
     return self
+
+
+def dim_order(self: Tensor, *, ambiguity_check: Any = False) -> tuple:
+    """The dims from the outermost to the innermost in memory: sorted by stride, largest first (ties
+    keep their order). ``ambiguity_check=True`` refuses a layout with several valid orders (equal
+    strides or dims of size 1). Simplified: PyTorch also takes a list of memory formats there."""
+    strides = self.stride()
+    if not isinstance(ambiguity_check, bool):
+        raise NotImplementedError("dim_order(ambiguity_check=<memory formats>) is not implemented in glasstorch")
+    if ambiguity_check:
+        duplicate = any(earlier == later for earlier, later in zip(strides, strides[1:]))
+        if duplicate or any(n == 1 for n in self.shape):
+            raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                               "memory formats.")
+        if 0 in strides:  # an expanded dim could sit anywhere in memory
+            raise RuntimeError("The tensor does not have unique dim order.")
+    return tuple(sorted(range(self.dim()), key=lambda d: -strides[d]))
 
 
 def is_nonzero(input: Tensor) -> bool:
