@@ -118,3 +118,15 @@ def test_a_chinese_page_keeps_the_pictures_math_and_links_of_its_english_twin():
                 problems.append(f"{page.relative_to(HTML)}: {what} differ: English {english[what]!r:.120}, "
                                 f"Chinese {chinese[what]!r:.120}")
     assert not problems, "\n".join(problems[:20])
+
+
+def test_the_glossarys_chinese_terms_become_search_words():
+    from glasstorch_book.editions import glossary_words
+
+    sample = ("leaf tensor\n  A tensor. 中文: 叶子节点. Chapter: [04](04_x.ipynb).\n"
+              "training mode\n  A flag. 中文: 训练模式 / 评估模式. Chapter: [11](11_x.ipynb).\n"
+              "activation checkpointing\n  Recompute. 中文: 激活检查点（重计算）. Chapter: [08](08_x.ipynb).\n"
+              "CopySlices\n  A Node. 中文: CopySlices（切片复制节点）. Chapter: [02](02_x.ipynb).\n")
+    assert glossary_words(sample) == ["叶子节点", "训练模式", "评估模式", "激活检查点", "重计算", "切片复制节点"]
+    words = glossary_words((ROOT / "book" / "glossary.md").read_text(encoding="utf-8"))
+    assert "叶子节点" in words and "计算图" in words and len(words) >= 40
