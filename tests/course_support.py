@@ -78,3 +78,12 @@ def grading_sandboxed() -> bool:
         pytest.fail(f"the grader cannot sandbox notebooks here: {reason}")
     print(f"the grader cannot sandbox notebooks here ({reason}): grading without it")
     return False
+
+
+def assert_same_observations(ours: dict, theirs: dict) -> None:
+    """A chapter's programs run in glasstorch (``ours``) and PyTorch (``theirs``), each a dict of
+    what was observed: the same keys in the same order, the same values, else each difference."""
+    assert list(ours) == list(theirs)
+    different = {key: (ours[key], theirs[key]) for key in ours if ours[key] != theirs[key]}
+    assert not different, "glasstorch (left) and PyTorch (right) differ:\n" + "\n".join(
+        f"  {key}: {pair[0]!r}\n  {' ' * len(key)}  {pair[1]!r}" for key, pair in different.items())

@@ -13,6 +13,7 @@ torch = pytest.importorskip(
                     "(pip install torch==2.13.0)")
 
 import glasstorch  # noqa: E402
+from course_support import assert_same_observations  # noqa: E402
 
 
 def where(module, name):
@@ -155,11 +156,7 @@ def results():
 
 
 def test_both_libraries_observe_the_same_things(results):
-    ours, theirs = results
-    assert list(ours) == list(theirs)
-    different = {key: (ours[key], theirs[key]) for key in ours if ours[key] != theirs[key]}
-    assert not different, "glasstorch (left) and PyTorch (right) differ:\n" + "\n".join(
-        f"  {key}: {pair[0]!r}\n  {' ' * len(key)}  {pair[1]!r}" for key, pair in different.items())
+    assert_same_observations(*results)
 
 
 def test_the_comparison_covers_the_chapter(results):
