@@ -41,14 +41,14 @@ in a row.
 
 $$y = (x + w)\\,(w + 1)$$
 
-**Exercises:** [exercises 04](../exercises/04_graph.ipynb): leaves.
+**Exercises:** [exercises 04](../exercises/04_x.ipynb): leaves.
 """
 CATALOG = {
     "04 · The graph": "04 · 计算图",
     "say what a `grad_fn` is, and read a graph through it;": "说出 `grad_fn` 是什么，并借助它读图；",
     "leaf": "叶子", "made by `you`": "由 `你` 创建",
     "Three Nodes, in a row.": "三个节点，排成一行。",
-    "**Exercises:** [exercises 04](_exercises/04_graph.ipynb): leaves.": "**练习：** [练习 04](_exercises/04_graph.ipynb)：叶子。",
+    "**Exercises:** [exercises 04](_exercises/04_x.ipynb): leaves.": "**练习：** [练习 04](_exercises/04_x.ipynb)：叶子。",
 }
 
 
@@ -60,7 +60,7 @@ def test_a_block_is_replaced_with_its_markdown_kept():
     assert "<details><summary>Answer</summary>\n\n三个节点，排成一行。\n\n</details>" in out
     assert "$$y = (x + w)\\,(w + 1)$$" in out
     # the catalog has the link as the book reads it; the notebook keeps JupyterLab's
-    assert "**练习：** [练习 04](../exercises/04_graph.ipynb)：叶子。" in out
+    assert "**练习：** [练习 04](../exercises/04_x.ipynb)：叶子。" in out
 
 
 def test_no_translation_changes_nothing():
