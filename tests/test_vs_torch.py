@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import math
 import warnings
 
 import numpy as np
@@ -32,105 +31,12 @@ from hypothesis import strategies as st  # noqa: E402
 from hypothesis.extra.numpy import arrays, mutually_broadcastable_shapes  # noqa: E402
 
 import glasstorch  # noqa: E402
+from pytorch_oracle import (  # noqa: E402,F401  (test_saved_names and test_tensor_api import them from here)
+    TOLERANCES, as_numpy, assert_same, assert_same_tensor, grad_fn_name, run, run_both, torch_name)
 
 pytestmark = pytest.mark.torch
 
 LIBS = (glasstorch, torch)
-
-
-# --- running a program in both libraries ------------------------------------------------------
-def run(program, lib, *args):
-    """Run ``program(lib, *args)``; return ``("ok", result)`` or ``("error", exception)``."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return "ok", program(lib, *args)
-        except Exception as error:  # noqa: BLE001 - the exception is what we compare
-            return "error", error
-
-
-def run_both(program, *args):
-    got_kind, got = run(program, glasstorch, *args)
-    want_kind, want = run(program, torch, *args)
-    if want_kind == "error":
-        raise AssertionError(f"the program fails in real PyTorch: {type(want).__name__}: {want}")
-    if got_kind == "error":
-        raise AssertionError(f"the program fails in glasstorch: {type(got).__name__}: {got}") from got
-    return got, want
-
-
-def torch_name(text: str) -> str:
-    """PyTorch's printed names as glasstorch prints them."""
-    return text.replace("torch.", "glasstorch.")
-
-
-def grad_fn_name(t):
-    if t.grad_fn is None:
-        return None
-    if isinstance(t, torch.Tensor):
-        return type(t.grad_fn).__name__
-    return t.grad_fn.name()
-
-
-def as_numpy(t) -> np.ndarray:
-    """Values as a float64/int/bool numpy array (bfloat16 has no numpy dtype in PyTorch)."""
-    t = t.detach()
-    if isinstance(t, torch.Tensor):
-        if t.dtype in (torch.bfloat16, torch.float16):
-            t = t.double()
-        return t.numpy()
-    array = t.numpy()
-    if array.dtype.kind == "V" or str(array.dtype) in ("bfloat16", "float16"):
-        array = array.astype(np.float64)
-    return array
-
-
-TOLERANCES = {  # rtol, atol by dtype
-    "float64": (1e-12, 1e-14),
-    "float32": (2e-6, 1e-6),
-    "float16": (1e-3, 1e-4),
-    "bfloat16": (1e-2, 1e-3),
-}
-
-
-def assert_same_tensor(got, want, where: str = "tensor", *, autograd: bool = True):
-    assert isinstance(got, glasstorch.Tensor), f"{where}: glasstorch returned {type(got).__name__}, not a Tensor"
-    assert str(got.dtype) == torch_name(str(want.dtype)), f"{where}: dtype"
-    assert tuple(got.shape) == tuple(want.shape), f"{where}: shape {tuple(got.shape)} != {tuple(want.shape)}"
-    if autograd:
-        assert got.requires_grad == want.requires_grad, f"{where}: requires_grad"
-        assert got.is_leaf == want.is_leaf, f"{where}: is_leaf"
-    g, w = as_numpy(got), as_numpy(want)
-    name = str(want.dtype).replace("torch.", "")
-    if name in TOLERANCES:
-        rtol, atol = TOLERANCES[name]
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=where)
-    else:
-        np.testing.assert_array_equal(g, w, err_msg=where)
-
-
-def assert_same(got, want, where: str = "result"):
-    """Compare nested results: tensors, tuples/lists/dicts, strings (torch. -> glasstorch.), numbers."""
-    if isinstance(want, torch.Tensor):
-        assert_same_tensor(got, want, where)
-    elif isinstance(want, dict):
-        assert set(got) == set(want), where
-        for key in want:
-            assert_same(got[key], want[key], f"{where}[{key!r}]")
-    elif isinstance(want, (tuple, list)):
-        assert len(got) == len(want), f"{where}: length {len(got)} != {len(want)}"
-        for i, (g, w) in enumerate(zip(got, want)):
-            assert_same(g, w, f"{where}[{i}]")
-    elif isinstance(want, str):
-        assert got == torch_name(want), f"{where}: {got!r} != {torch_name(want)!r}"
-    elif isinstance(want, torch.dtype):
-        assert str(got) == torch_name(str(want)), where
-    elif isinstance(want, torch.Size):
-        assert tuple(got) == tuple(want), where
-    elif isinstance(want, float) and math.isnan(want):
-        assert math.isnan(got), where
-    else:
-        assert type(got) is type(want) and got == want, f"{where}: {got!r} != {want!r}"
 
 
 def _node_name(node) -> str:

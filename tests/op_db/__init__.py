@@ -1,0 +1,28 @@
+"""The op table: one entry per op (or per way of calling it), in the spirit of PyTorch's OpInfo
+(``torch/testing/_internal/common_methods_invocations.py``).
+
+Every check of an op runs from here: gradcheck and gradgradcheck in float64
+(``test_ops_gradcheck.py``); values, dtypes, gradients and ``grad_fn`` names against PyTorch
+(``test_ops_vs_torch.py``); the method, in-place and ``out=`` variants, integer and bool inputs,
+and the errors (``test_ops_variants.py``). Adding an op is adding one entry to its family's file.
+
+Families follow PyTorch's grouping of its ops (and glasstorch's ``ops/`` files).
+"""
+from __future__ import annotations
+
+from . import indexing, linalg, nn_functional, pointwise, reductions, shapes
+from .core import EXAMPLES, ErrorInput, NoGrad, OpInfo, SampleInput  # noqa: F401
+
+FAMILIES = (pointwise, reductions, shapes, indexing, linalg, nn_functional)
+OP_DB: list[OpInfo] = [info for family in FAMILIES for info in family.OPS]
+
+
+def _check_unique_ids() -> None:
+    seen: set = set()
+    for info in OP_DB:
+        if info.id in seen:
+            raise ValueError(f"two entries of the op table are both called {info.id!r}: give one a variant")
+        seen.add(info.id)
+
+
+_check_unique_ids()

@@ -1,0 +1,6 @@
+"""indexing ops."""
+from __future__ import annotations
+
+from .core import ErrorInput, OpInfo, SampleInput  # noqa: F401
+
+OPS: list = []

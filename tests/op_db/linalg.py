@@ -1,0 +1,6 @@
+"""linalg ops."""
+from __future__ import annotations
+
+from .core import ErrorInput, OpInfo, SampleInput  # noqa: F401
+
+OPS: list = []

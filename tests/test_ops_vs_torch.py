@@ -1,0 +1,55 @@
+"""Every op of the op table (tests/op_db) against real PyTorch 2.13: the same sample in both
+libraries, then values, dtypes, shapes, ``requires_grad``, ``grad_fn`` names and gradients compared.
+
+The gradient compared is that of a weighted sum of the outputs (fixed weights), so every element's
+gradient counts. Where glasstorch records another Node on purpose, the entry says which
+(``grad_fn_difference``) and the test asserts both names, so a change on either side is noticed.
+"""
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PyTorch is not installed: comparisons with real PyTorch are skipped "
+                                            "(pip install torch==2.13.0)")
+
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from op_db import EXAMPLES, OP_DB  # noqa: E402
+from op_db.running import (bind, differentiable_outputs, draw_sample, skip_unless_applies,  # noqa: E402
+                           tensors_in, weighted_loss)
+from pytorch_oracle import assert_same, grad_fn_name, run_both  # noqa: E402
+
+pytestmark = pytest.mark.torch
+
+CASES = [pytest.param(info, dtype, id=f"{info.id}-{dtype}") for info in OP_DB for dtype in info.dtypes]
+
+
+def _forward_and_backward(info, sample, dtype):
+    def program(lib):
+        bound = bind(lib, info, sample, dtype, requires_grad=info.supports_grad)
+        result = bound.call()
+        outputs = tensors_in(result, lib)
+        loss = weighted_loss(differentiable_outputs(result, lib), lib)
+        if loss is not None:
+            loss.backward()
+        return {"out": outputs, "grad_fn": [grad_fn_name(t) for t in outputs],
+                "grads": [leaf.grad for leaf in bound.leaves]}
+
+    return program
+
+
+@pytest.mark.parametrize(("info", "dtype"), CASES)
+@EXAMPLES
+@given(data=st.data())
+def test_same_values_and_gradients_as_pytorch(info, dtype, data):
+    skip_unless_applies(info, "vs_torch", pytest.skip)
+    got, want = run_both(_forward_and_backward(info, draw_sample(data, info), dtype))
+    assert_same(got["out"], want["out"], "output", tolerances=info.tolerances)
+    assert_same(got["grads"], want["grads"], "gradients", tolerances=info.tolerances)
+    if info.grad_fn_difference:
+        glasstorch_name, pytorch_name = info.grad_fn_difference
+        assert want["grad_fn"][0] == pytorch_name, "PyTorch's Node changed: update the entry's grad_fn_difference"
+        assert got["grad_fn"][0] == glasstorch_name
+    else:
+        assert got["grad_fn"] == want["grad_fn"], "grad_fn names"
