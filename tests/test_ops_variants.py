@@ -40,7 +40,26 @@ def test_method_matches_function(info, data):
 
     got, want = run_both(program)
     assert_same(got, want, "method and function", tolerances=info.tolerances)
-    assert_same(want["method"], want["function"], "PyTorch's method against its function")
+
+
+ALIAS_CASES = [pytest.param(info, alias, id=f"{info.id}-{alias}") for info in OP_DB for alias in info.aliases]
+
+
+@pytest.mark.parametrize(("info", "alias"), ALIAS_CASES)
+@EXAMPLES
+@given(data=st.data())
+def test_alias(info, alias, data):
+    """``lib.<alias>`` is the same function under another name, in both libraries."""
+    sample = draw_sample(data, info)
+
+    def program(lib):
+        bound = bind(lib, info, sample, "float32", requires_grad=False)
+        input, args, kwargs = bound.arguments()
+        return {"alias": tensors_in(getattr(lib, alias)(input, *args, **kwargs), lib),
+                "function": tensors_in(bound.call(), lib)}
+
+    got, want = run_both(program)
+    assert_same(got, want, "alias and function", tolerances=info.tolerances)
 
 
 @pytest.mark.parametrize("info", _ids(op for op in OP_DB if op.inplace))

@@ -100,6 +100,8 @@ class OpInfo:
     tolerances:     ``{dtype name: (rtol, atol)}`` where the default comparison is too tight.
     grad_fn_difference: ``(glasstorch's, PyTorch's)`` Node name where glasstorch records another
                     Node on purpose (its docstring says why); the test asserts both names.
+    aliases:        other names of the same function (``"multiply"`` for ``mul``): each must exist
+                    in both libraries and return the same.
     skips:          ``{test name: reason}``: a check that does not apply, with the reason shown.
     """
 
@@ -118,6 +120,7 @@ class OpInfo:
     tolerances: dict = field(default_factory=dict)
     gradcheck_tolerances: dict = field(default_factory=dict)
     grad_fn_difference: tuple | None = None
+    aliases: tuple = ()
     skips: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:

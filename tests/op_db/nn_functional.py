@@ -1,4 +1,4 @@
-"""nn_functional ops."""
+"""nn.functional: activations, losses, normalization, embeddings, distances."""
 from __future__ import annotations
 
 from .core import ErrorInput, OpInfo, SampleInput  # noqa: F401
