@@ -141,6 +141,95 @@ def test_wrong_inputs_raise_as_torch():
     same_in_both(program)
 
 
+PACKED_CONFIGS = [
+    ("RNN", {}, True), ("RNN", {"num_layers": 2, "nonlinearity": "relu"}, False),
+    ("GRU", {"bidirectional": True}, True), ("GRU", {"num_layers": 2, "batch_first": True}, False),
+    ("LSTM", {}, False), ("LSTM", {"num_layers": 2, "bidirectional": True}, True), ("LSTM", {"proj_size": 2}, True),
+]
+
+
+def _packed_program(name, kwargs, with_state, lengths, enforce_sorted):
+    """A layer on a packed batch (sequences of ``lengths``): padded output, lengths, final state, and
+    the gradients of the input, the initial state and every weight."""
+    batch, steps = len(lengths), max(lengths)
+    x_values = rng.standard_normal((batch, steps, 3))
+    layer_seed = int(rng.integers(1 << 30))
+
+    def program(lib):
+        lib.manual_seed(0)
+        layer = getattr(lib.nn, name)(3, 4, dtype=lib.float64, **kwargs)
+        weights = np.random.default_rng(layer_seed)
+        for parameter in layer.parameters():
+            parameter.data = lib.tensor(weights.standard_normal(tuple(parameter.shape)))
+        x = lib.tensor(x_values, requires_grad=True)
+        padded_input = x if kwargs.get("batch_first") else x.transpose(0, 1)
+        packed = lib.nn.utils.rnn.pack_padded_sequence(padded_input, lengths, batch_first=kwargs.get("batch_first", False),
+                                                       enforce_sorted=enforce_sorted)
+        directions = 2 if kwargs.get("bidirectional") else 1
+        shape = (kwargs.get("num_layers", 1) * directions, batch)
+        h0 = lib.tensor(weights.standard_normal(shape + (kwargs.get("proj_size") or 4,)), requires_grad=True)
+        state = None
+        if with_state:
+            state = (h0, lib.tensor(weights.standard_normal(shape + (4,)))) if name == "LSTM" else h0
+        output, final = layer(packed, state)
+        padded, out_lengths = lib.nn.utils.rnn.pad_packed_sequence(output, batch_first=True)
+        finals = list(final) if name == "LSTM" else [final]
+        loss = (padded * lib.tensor(weights.standard_normal(tuple(padded.shape)))).sum()
+        loss = loss + sum((f * lib.tensor(weights.standard_normal(tuple(f.shape)))).sum() for f in finals)
+        loss.backward()
+        return {"kind": type(output).__name__, "batch_sizes": output.batch_sizes.tolist(), "padded": padded.detach(),
+                "lengths": out_lengths.tolist(), "finals": [f.detach() for f in finals], "x.grad": x.grad,
+                "h0.grad": h0.grad if with_state else None,
+                "weights.grad": {n: p.grad for n, p in layer.named_parameters()}}
+
+    return program
+
+
+@pytest.mark.parametrize("name, kwargs, with_state", PACKED_CONFIGS)
+@pytest.mark.parametrize("lengths, enforce_sorted", [([4, 2, 1], True), ([2, 4, 1, 3], False), ([3, 3], True)])
+def test_packed_sequence_matches_torch(name, kwargs, with_state, lengths, enforce_sorted):
+    """Each sequence stops at its own length: outputs past it are padding, and the final state is
+    the one after its last real step (for the reverse direction, after step 0); the state comes
+    back in the caller's batch order."""
+    from test_vs_torch import assert_same, run_both
+
+    got, want = run_both(_packed_program(name, kwargs, with_state, lengths, enforce_sorted))
+    assert_same(got, want)
+
+
+def test_packed_sequence_differs_from_the_padded_batch():
+    """The point of packing: a short sequence's final state is not the state after the padding.
+    (Without the per-step batch sizes, glasstorch would return the padded run's state.)"""
+    gt.manual_seed(0)
+    layer = gt.nn.GRU(2, 3)
+    x = gt.randn(4, 2, 2)
+    packed = gt.nn.utils.rnn.pack_padded_sequence(x, [4, 2])
+    _, final_packed = layer(packed)
+    _, final_padded = layer(x)
+    _, final_short = layer(x[:2, 1:2])
+    np.testing.assert_allclose(final_packed[0, 1].detach().numpy(), final_short[0, 0].detach().numpy(), rtol=1e-6)
+    assert not np.allclose(final_packed[0, 1].detach().numpy(), final_padded[0, 1].detach().numpy())
+    np.testing.assert_allclose(final_packed[0, 0].detach().numpy(), final_padded[0, 0].detach().numpy(), rtol=1e-6)
+
+
+def test_packed_sequence_with_a_wrong_state_raises_as_torch():
+    def program(lib):
+        packed = lib.nn.utils.rnn.pack_padded_sequence(lib.ones(3, 2, 3), [3, 1])
+        calls = [lambda: lib.nn.GRU(3, 4)(packed, lib.zeros(1, 3, 4)),
+                 lambda: lib.nn.RNN(2, 4)(packed)]
+        return outcomes(calls)
+
+    same_in_both(program)
+
+
+def test_packed_lstm_checks_the_state_that_pytorch_does_not():
+    """PyTorch 2.13's LSTM skips check_forward_args for a packed batch with a given state and runs
+    with a cell state of the wrong size; glasstorch refuses it with the unpacked path's message."""
+    packed = gt.nn.utils.rnn.pack_padded_sequence(gt.ones(3, 2, 3), [3, 1])
+    with pytest.raises(RuntimeError, match=r"Expected hidden\[1\] size \(1, 2, 4\), got \[2, 2, 4\]"):
+        gt.nn.LSTM(3, 4)(packed, (gt.zeros(1, 2, 4), gt.zeros(2, 2, 4)))
+
+
 @pytest.mark.parametrize("name", ["RNN", "GRU", "LSTM"])
 def test_gradcheck_float64(name):
     """Backward through time, checked by finite differences: the input, the first layer's

@@ -10,7 +10,9 @@ are computed in one matrix product before the loop (as PyTorch's CPU kernel does
 recurrent product ``W_hh h_{t-1}`` must wait for the previous step.
 
 Parameters are named as PyTorch names them, ``weight_ih_l{layer}{_reverse}``, so a state dict
-moves between the two libraries. Simplified: no ``PackedSequence`` input.
+moves between the two libraries. A ``PackedSequence`` (nn/utils/rnn.py) runs as PyTorch runs it:
+step ``t`` updates only the ``batch_sizes[t]`` sequences still running, and the others keep their
+state, so each sequence's final state is the one after its own last step.
 """
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from ...ops.shape import StackBackward0, cat, stack
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -164,14 +167,15 @@ class RNNBase(Module):
         if input.dtype != weight_dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
                              f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        expected_dim = 2 if batch_sizes is not None else 3
+        if input.dim() != expected_dim:
+            raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}")
 
     def get_expected_hidden_size(self, input: Tensor, batch_sizes: Any = None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         num_directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * num_directions, mini_batch, size)
@@ -195,50 +199,107 @@ class RNNBase(Module):
             input = input.unsqueeze(0 if self.batch_first else 1)
         return input, is_batched
 
-    def _zeros(self, input: Tensor, size: int) -> Tensor:
-        num_directions = 2 if self.bidirectional else 1
-        batch = input.size(0) if self.batch_first else input.size(1)
-        return zeros(self.num_layers * num_directions, batch, size, dtype=input.dtype)
-
     # --- the loop ---------------------------------------------------------------------------------
-    def _run(self, input: Tensor, hx: Any) -> tuple:
+    def _run(self, input: Tensor, hx: Any, batch_sizes: list | None = None) -> tuple:
         """Every layer over the whole sequence, both directions if bidirectional. ``hx`` holds
-        one initial state per layer and direction (for LSTM the pair (h, c)). Returns the last
-        layer's output, time-major, and the final state of each layer and direction."""
-        step = _STEPS[self.mode]
+        one initial state per layer and direction (for LSTM the pair (h, c)). ``input`` is
+        time-major (T, B, H_in), or, with ``batch_sizes``, a packed batch's data (see
+        ``nn/utils/rnn.py``): step ``t`` is the next ``batch_sizes[t]`` rows. Returns the last
+        layer's output in the same layout and the final state of each layer and direction."""
         num_directions = 2 if self.bidirectional else 1
-        layer_input = input.transpose(0, 1) if self.batch_first else input
+        layer_input = input.transpose(0, 1) if self.batch_first and batch_sizes is None else input
         finals = []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(num_directions):
                 index = layer * num_directions + direction
-                weights = [getattr(self, name) for name in self._all_weights[index]]
-                w_ih, w_hh = weights[0], weights[1]
-                b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
-                extra = (weights[-1],) if self.proj_size > 0 else ()
-                gates = F.linear(layer_input, w_ih, b_ih).unbind(0)  # W_ih x_t + b_ih for every t at once
                 hidden = tuple(h[index] for h in hx) if self.mode == "LSTM" else hx[index]
-                steps = range(len(gates) - 1, -1, -1) if direction == 1 else range(len(gates))
-                out = [None] * len(gates)
-                for t in steps:
-                    hidden = step(gates[t], hidden, w_hh, b_hh, *extra)
-                    out[t] = hidden[0] if self.mode == "LSTM" else hidden
-                layer_output = stack(out)
-                if self.mode == "LSTM" and layer_output.grad_fn is not None and layer_output.dtype is float32:
-                    layer_output.grad_fn.__class__ = MkldnnRnnLayerBackward0  # PyTorch's name, see the class
+                layer_output, hidden = self._run_direction(layer_input, hidden, index, batch_sizes, direction == 1)
                 outputs.append(layer_output)
                 finals.append(hidden)
-            layer_input = outputs[0] if num_directions == 1 else cat(outputs, 2)
+            layer_input = outputs[0] if num_directions == 1 else cat(outputs, -1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        if self.batch_first:  # PyTorch's unfused kernels (GRU, RNN) transpose in place: TransposeBackward1
+        if self.batch_first and batch_sizes is None:  # PyTorch's unfused kernels (GRU, RNN) transpose in place
             output = layer_input.transpose(0, 1) if self.mode == "LSTM" else layer_input.transpose_(0, 1)
         else:
             output = layer_input
         if self.mode == "LSTM":
             return output, (stack([h for h, _ in finals]), stack([c for _, c in finals]))
         return output, stack(finals)
+
+    def _run_direction(self, layer_input: Tensor, hidden: Any, index: int, batch_sizes: list | None,
+                       reverse: bool) -> tuple:
+        """One layer in one direction: the cell at every step, forward or backward in time."""
+        weights = [getattr(self, name) for name in self._all_weights[index]]
+        w_ih, w_hh = weights[0], weights[1]
+        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+        extra = (weights[-1],) if self.proj_size > 0 else ()
+        projected = F.linear(layer_input, w_ih, b_ih)  # W_ih x_t + b_ih for every t at once
+        gates = projected.unbind(0) if batch_sizes is None else projected.split(batch_sizes)
+        out = [None] * len(gates)
+        for t in (range(len(gates) - 1, -1, -1) if reverse else range(len(gates))):
+            out[t], hidden = _step_first_rows(_STEPS[self.mode], gates[t], hidden, (w_hh, b_hh, *extra))
+        if batch_sizes is not None:
+            return cat(out), hidden
+        layer_output = stack(out)
+        if self.mode == "LSTM" and layer_output.grad_fn is not None and layer_output.dtype is float32:
+            layer_output.grad_fn.__class__ = MkldnnRnnLayerBackward0  # PyTorch's name, see the class
+        return layer_output, hidden
+
+    # --- packed batches ---------------------------------------------------------------------------
+    def _forward_packed(self, input: PackedSequence, hx: Any) -> tuple:
+        """A packed batch in, a packed batch out (same ``batch_sizes`` and order). The initial and
+        final states are in the caller's batch order; inside, sequences run longest first."""
+        data, batch_sizes_tensor, sorted_indices, unsorted_indices = input
+        batch_sizes = [int(n) for n in batch_sizes_tensor.tolist()]
+        if hx is None:
+            hx = self._initial_state(batch_sizes[0], data.dtype)
+        else:
+            hx = self.permute_hidden(hx, sorted_indices)
+        self.check_forward_args(data, hx, batch_sizes_tensor)
+        output, hidden = self._run(data, hx, batch_sizes)
+        return (PackedSequence(output, batch_sizes_tensor, sorted_indices, unsorted_indices),
+                self.permute_hidden(hidden, unsorted_indices))
+
+    def _initial_state(self, batch: int, dtype: Any) -> Any:
+        num_directions = 2 if self.bidirectional else 1
+        size = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h = zeros(self.num_layers * num_directions, batch, size, dtype=dtype)
+        if self.mode == "LSTM":
+            return h, zeros(self.num_layers * num_directions, batch, self.hidden_size, dtype=dtype)
+        return h
+
+    def permute_hidden(self, hx: Any, permutation: Tensor | None) -> Any:
+        """The states' batch dim reordered by ``permutation`` (None: as they are)."""
+        if permutation is None:
+            return hx
+        if self.mode == "LSTM":
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
+
+def _step_first_rows(step: Callable, gates: Tensor, hidden: Any, weights: tuple) -> tuple:
+    """One time step for the first ``len(gates)`` sequences of the batch: (their new h, the whole
+    batch's state). In a packed batch the other rows are sequences that have ended (or, running
+    backwards in time, not yet begun): they keep their state."""
+    is_lstm = isinstance(hidden, tuple)
+    rows, batch = gates.shape[0], (hidden[0] if is_lstm else hidden).shape[0]
+    if rows == batch:
+        hidden = step(gates, hidden, *weights)
+        return (hidden[0] if is_lstm else hidden), hidden
+    if is_lstm:
+        new = step(gates, (hidden[0][:rows], hidden[1][:rows]), *weights)
+        return new[0], tuple(cat([n, h[rows:]]) for n, h in zip(new, hidden))
+    new = step(gates, hidden[:rows], *weights)
+    return new, cat([new, hidden[rows:]])
+
+
+def _mini_batch(module: RNNBase, input: Tensor, batch_sizes: Any) -> int:
+    """The batch size: a packed batch's first step holds every sequence."""
+    if batch_sizes is not None:
+        return int(batch_sizes[0])
+    return input.size(0) if module.batch_first else input.size(1)
 
 
 def _check_arguments(input_size: Any, hidden_size: Any, num_layers: int, bias: Any, batch_first: Any,
@@ -280,7 +341,9 @@ class RNN(RNNBase):
             raise ValueError(f"Unknown nonlinearity '{self.nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__("RNN_TANH" if self.nonlinearity == "tanh" else "RNN_RELU", *args, **kwargs)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple:
+    def forward(self, input: Tensor | PackedSequence, hx: Tensor | None = None) -> tuple:
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, is_batched = self._batched(input, hx, "RNN")
         if hx is not None:
             if not is_batched and hx.dim() != 2:
@@ -289,7 +352,7 @@ class RNN(RNNBase):
                 raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {hx.dim()}-D tensor")
             hx = hx if is_batched else hx.unsqueeze(1)
         else:
-            hx = self._zeros(input, self.hidden_size)
+            hx = self._initial_state(_mini_batch(self, input, None), input.dtype)
         self.check_forward_args(input, hx)
         output, hidden = self._run(input, hx)
         if not is_batched:
@@ -318,7 +381,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes: Any = None) -> tuple:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = _mini_batch(self, input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
 
     def check_forward_args(self, input: Tensor, hidden: tuple, batch_sizes: Any = None) -> None:  # type: ignore[override]
@@ -328,11 +391,12 @@ class LSTM(RNNBase):
         self.check_hidden_size(hidden[1], self.get_expected_cell_size(input, batch_sizes),
                                "Expected hidden[1] size {}, got {}")
 
-    def forward(self, input: Tensor, hx: tuple | None = None) -> tuple:
+    def forward(self, input: Tensor | PackedSequence, hx: tuple | None = None) -> tuple:
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, is_batched = self._batched(input, hx, "LSTM")
         if hx is None:
-            real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
-            hx = (self._zeros(input, real_hidden_size), self._zeros(input, self.hidden_size))
+            hx = self._initial_state(_mini_batch(self, input, None), input.dtype)
         else:
             dims = (hx[0].dim(), hx[1].dim())
             if is_batched and dims != (3, 3):

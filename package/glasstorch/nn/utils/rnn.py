@@ -7,8 +7,7 @@ first element of every sequence, then the second element of every sequence that 
 on; ``batch_sizes[t]`` says how many sequences are still running at step ``t``. Everything here is
 composed of differentiable ops (``index_select``, ``cat``, ``pad``), so gradients flow through.
 
-Simplified: glasstorch's recurrent layers (``nn.LSTM``, ...) do not accept a ``PackedSequence``;
-pad the batch (``pad_packed_sequence``) and run them on the padded tensor.
+The recurrent layers (``nn.LSTM``, ...) take a ``PackedSequence`` as it is (nn/modules/rnn.py).
 """
 from __future__ import annotations
 
