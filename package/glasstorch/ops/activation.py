@@ -119,7 +119,7 @@ def _erf_values(data: np.ndarray) -> np.ndarray:
     centre = np.fmin(np.fmax(np.rint(x * (1 / _ERF_WIDTH)), -count), count)
     t = (x - centre * _ERF_WIDTH) * (2 / _ERF_WIDTH)
     piece = centre.astype(np.intp) + count
-    values = powers[0].take(piece)
+    values = np.array(powers[0].take(piece))  # an array even for a 0-dim input (take gives a scalar)
     for row in powers[1:]:
         values *= t
         values += row.take(piece)
