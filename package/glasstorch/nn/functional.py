@@ -38,7 +38,7 @@ import numpy as np
 from .. import ops
 from .. import dtypes
 from .._creation import arange, empty, empty_like, from_numpy, ones, ones_like, rand, zeros, zeros_like
-from .._tensor import Tensor
+from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
 from ..ops import activation as _activation
@@ -55,6 +55,8 @@ from ..ops.pooling import avg_pool2d  # noqa: F401 - PyTorch's F.avg_pool2d is t
 from ..ops import elementwise_activation as _elementwise
 from ..ops import robust_loss as _robust
 from ..ops._elementwise import broadcast_error
+from ..ops._util import compute_requires_grad, set_history
+from ..ops.shape import UnsafeViewBackward0
 from ..ops.adaptive_pooling import adaptive_max_pool2d as _adaptive_max_pool2d_op
 from ..ops.conv import _constant_pad_values
 from ..ops.conv_transpose import conv_transpose as _conv_transpose_op
@@ -62,7 +64,8 @@ from ..ops.conv_transpose import conv_transpose as _conv_transpose_op
 from ..ops.normalization_more import local_response_norm, rms_norm  # noqa: F401
 from ..ops.pooling_more import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, lp_pool1d, lp_pool2d,  # noqa: F401
                                 lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d)
-from ..ops.random_activations import gumbel_softmax, rrelu as _rrelu_op  # noqa: F401
+from ..ops import random_activations as _random_activations
+from ..ops.random_activations import gumbel_softmax  # noqa: F401
 from ..ops.margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: F401
 from ..ops.ctc_loss import ctc_loss  # noqa: F401
 from ..ops.upsampling import (channel_shuffle, interpolate, native_channel_shuffle, pixel_shuffle,  # noqa: F401
@@ -72,8 +75,9 @@ from ..ops.upsampling import (channel_shuffle, interpolate, native_channel_shuff
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           inplace: bool = False) -> Tensor:
     """Randomized leaky ReLU: a random negative slope in [lower, upper] in training, their mean otherwise."""
-    result = _rrelu_op(input, lower, upper, training)
-    return input.copy_(result) if inplace else result
+    if inplace:
+        return _random_activations.rrelu_(input, lower, upper, training)
+    return _random_activations.rrelu(input, lower, upper, training)
 
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
@@ -398,9 +402,17 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.relu_() if inplace else ops.relu(input)
 
 
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x where x > 0, else ``negative_slope * x``."""
     return _activation.leaky_relu_(input, negative_slope) if inplace else _activation.leaky_relu(input, negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return _activation.leaky_relu_(input, negative_slope)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -430,12 +442,26 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     2-D input with a bias, a ``matmul`` without one, and leading dims folded into rows (then viewed
     back) for a batch of higher rank."""
     if bias is None:
-        return ops.matmul(input, weight.t())
+        if input.dim() <= 2:
+            return ops.matmul(input, weight.t())
+        out = ops.mm(input.reshape(-1, input.shape[-1]), weight.t())
+        return _unsafe_view(out, (*input.shape[:-1], out.shape[-1]))
     if input.dim() == 2:
         return ops.addmm(bias, input, weight.t())
     rows = input.reshape(-1, input.shape[-1]) if input.dim() != 1 else input.unsqueeze(0)
     out = ops.addmm(bias, rows, weight.t())
     return out.view(*input.shape[:-1], out.shape[-1])
+
+
+def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+    """ATen's ``_unsafe_view``: a fresh result reshaped without being tracked as a view (what
+    ``matmul`` does after folding a batch into the rows of one ``mm``: ``UnsafeViewBackward0``)."""
+    out = _wrap(input._data.reshape(shape))
+    if compute_requires_grad(input):
+        node = UnsafeViewBackward0(input)
+        node.self_sym_sizes = input._data.shape
+        set_history(out, node)
+    return out
 
 
 # --- embedding --------------------------------------------------------------------------------
@@ -755,30 +781,34 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
     return input.copy_(result) if inplace and result is not input else result
 
 
-def _maybe_inplace(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
-    """``inplace=True``: the result written into ``input`` (PyTorch computes it in place, with its
-    own ``...Backward1`` Node; glasstorch records the copy)."""
-    return input.copy_(result) if inplace else result
-
-
+# ``inplace=True`` runs the op's in-place form (``elu_``): it writes into ``input`` and records
+# PyTorch's Node for it (``EluBackward1``, which saves the result).
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, else alpha * (exp(x) - 1)."""
-    return _maybe_inplace(input, _elementwise.elu(input, alpha), inplace)
+    return _elementwise.elu_(input, alpha) if inplace else _elementwise.elu(input, alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _elementwise.elu_(input, alpha)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
     """scale * elu(x, alpha), with the self-normalising constants."""
-    return _maybe_inplace(input, _elementwise.selu(input), inplace)
+    return _elementwise.selu_(input) if inplace else _elementwise.selu(input)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return _elementwise.selu_(input)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
-    return _maybe_inplace(input, _elementwise.silu(input), inplace)
+    return _elementwise.silu_(input) if inplace else _elementwise.silu(input)
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * tanh(softplus(x))."""
-    return _maybe_inplace(input, _elementwise.mish(input), inplace)
+    return _elementwise.mish_(input) if inplace else _elementwise.mish(input)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -788,7 +818,13 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     """x clamped to [min_val, max_val]."""
-    return _maybe_inplace(input, _elementwise.hardtanh(input, min_val, max_val), inplace)
+    if inplace:
+        return _elementwise.hardtanh_(input, min_val, max_val)
+    return _elementwise.hardtanh(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
 
 
 def relu6(input: Tensor, inplace: bool = False) -> Tensor:
@@ -1030,22 +1066,32 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 # --- issue 14: more activations, 1-D pooling, distances --------------------------------------------
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, else alpha * (exp(x / alpha) - 1)."""
-    return _maybe_inplace(input, _elementwise.celu(input, alpha), inplace)
+    return _elementwise.celu_(input, alpha) if inplace else _elementwise.celu(input, alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return _elementwise.celu_(input, alpha)
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     """x * relu6(x + 3) / 6."""
-    return _maybe_inplace(input, _elementwise.hardswish(input), inplace)
+    return _elementwise.hardswish_(input) if inplace else _elementwise.hardswish(input)
 
 
 def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     """relu6(x + 3) / 6."""
-    return _maybe_inplace(input, _elementwise.hardsigmoid(input), inplace)
+    return _elementwise.hardsigmoid_(input) if inplace else _elementwise.hardsigmoid(input)
 
 
 def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
     """x where x > threshold, else ``value``."""
-    return _maybe_inplace(input, _elementwise.threshold(input, threshold, value), inplace)
+    if inplace:
+        return _elementwise.threshold_(input, threshold, value)
+    return _elementwise.threshold(input, threshold, value)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _elementwise.threshold_(input, threshold, value)
 
 
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:

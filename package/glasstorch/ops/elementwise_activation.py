@@ -4,10 +4,17 @@ records it: ``elu`` (``EluBackward0``, also behind ``selu``), ``silu``, ``mish``
 (``PreluKernelBackward0``). ``leaky_relu`` and ``gelu`` are in activation.py.
 
 Each backward is written with tensor ops (the derivative's piecewise choice as a constant 0/1
-mask), so ``create_graph=True`` differentiates it again. Simplified: PyTorch's in-place forms
-(``elu_``, ...) are not here; the layers' ``inplace=True`` computes out of place.
+mask), so ``create_graph=True`` differentiates it again.
+
+The in-place forms (``elu_``, ``celu_``, ``selu_``, ``hardtanh_``, ``threshold_``, ``silu_``,
+``mish_``, ``hardswish_``, ``hardsigmoid_``: what ``F.elu(x, inplace=True)`` runs) record the Node
+PyTorch records for them: ``EluBackward1`` and ``CeluBackward1`` save the *result* (the input is
+overwritten) and read the derivative off it; ``ThresholdBackward1`` is threshold's in-place Node;
+the others keep their out-of-place Node's name.
 """
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
@@ -15,15 +22,20 @@ from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from ._nn_checks import _check_floating, _work
 from ._util import compute_requires_grad, set_history
+from .inplace import apply_inplace
 
 
 # --- elementwise activations with a constant-shaped derivative ------------------------------------
 def _record(input: Tensor, values: np.ndarray, node_class: type, **fields: float) -> Tensor:
-    """Wrap ``values`` (in the input's dtype) and, if needed, record ``node_class`` saving the input."""
+    """Wrap ``values`` (in the input's dtype) and, if needed, record ``node_class`` saving the input
+    (or its result, for the in-place forms' Nodes that say ``saves_result``)."""
     out = _wrap(values.astype(input._data.dtype, copy=False))
     if compute_requires_grad(input):
         node = node_class(input)
-        node.self_ = SavedTensor(input)
+        if getattr(node_class, "saves_result", False):
+            node.result_ = SavedTensor(out, is_output=True)
+        else:
+            node.self_ = SavedTensor(input)
         for name, value in fields.items():
             setattr(node, name, value)
         set_history(out, node)
@@ -52,13 +64,36 @@ class EluBackward0(Node):
         return (grad * (positive * self.scale + (1 - positive) * negative),)
 
 
-def elu(input: Tensor, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0) -> Tensor:
+class EluBackward1(Node):
+    """The in-place elu saves its result r: where r > 0 the slope is ``scale``, elsewhere
+    r = scale * alpha * (exp(input_scale * x) - 1), so the slope is input_scale * (r + scale * alpha)."""
+
+    saves_result = True
+    alpha: float
+    scale: float
+    input_scale: float
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        result = self._saved_result
+        positive = _mask(result._data > 0, result)
+        negative = (result + self.scale * self.alpha) * self.input_scale
+        return (grad * (positive * self.scale + (1 - positive) * negative),)
+
+
+def elu(input: Tensor, alpha: float = 1.0, scale: float = 1.0, input_scale: float = 1.0,
+        _node_class: type = EluBackward0) -> Tensor:
     """scale * x for x > 0, else scale * alpha * (exp(input_scale * x) - 1) (``selu`` is one case)."""
     _check_floating(input, "elu")
     x = _work(input._data)
     with np.errstate(over="ignore"):
         values = np.where(x > 0, x * scale, np.expm1(np.minimum(x, 0) * input_scale) * (alpha * scale))
-    return _record(input, values, EluBackward0, alpha=float(alpha), scale=float(scale), input_scale=float(input_scale))
+    return _record(input, values, _node_class, alpha=float(alpha), scale=float(scale), input_scale=float(input_scale))
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``elu`` written into ``input`` (``EluBackward1``, which saves the result)."""
+    return apply_inplace(input, lambda old: elu(old, alpha, _node_class=EluBackward1))
 
 
 _SELU_ALPHA = 1.6732632423543772848170429916717
@@ -68,6 +103,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 def selu(input: Tensor) -> Tensor:
     """scale * elu(x, alpha) with the self-normalising constants of Klambauer et al."""
     return elu(input, _SELU_ALPHA, _SELU_SCALE)
+
+
+def selu_(input: Tensor) -> Tensor:
+    """``selu`` written into ``input`` (PyTorch runs ``elu_``: ``EluBackward1``)."""
+    return apply_inplace(input, lambda old: elu(old, _SELU_ALPHA, _SELU_SCALE, _node_class=EluBackward1))
 
 
 class SiluBackward0(Node):
@@ -268,14 +308,34 @@ class CeluBackward0(Node):
         return (grad * (positive + (1 - positive) * negative),)
 
 
-def celu(input: Tensor, alpha: float = 1.0) -> Tensor:
+class CeluBackward1(Node):
+    """The in-place celu saves its result r = alpha * (exp(x / alpha) - 1) where x <= 0, so there
+    the slope is exp(x / alpha) = (r + alpha) / alpha (1 / alpha rounded to float32, as PyTorch)."""
+
+    saves_result = True
+    alpha: float
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        result = self._saved_result
+        positive = _mask(result._data > 0, result)
+        negative = (result + self.alpha) * (1.0 / float(np.float32(self.alpha)))
+        return (grad * (positive + (1 - positive) * negative),)
+
+
+def celu(input: Tensor, alpha: float = 1.0, _node_class: type = CeluBackward0) -> Tensor:
     """elu with input_scale 1 / alpha: continuously differentiable for every alpha."""
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError")
     _check_floating(input, "elu")
     x = _work(input._data)
-    return _record(input, np.where(x > 0, x, np.expm1(np.minimum(x, 0) / alpha) * alpha), CeluBackward0,
+    return _record(input, np.where(x > 0, x, np.expm1(np.minimum(x, 0) / alpha) * alpha), _node_class,
                    alpha=float(alpha))
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """``celu`` written into ``input`` (``CeluBackward1``, which saves the result)."""
+    return apply_inplace(input, lambda old: celu(old, alpha, _node_class=CeluBackward1))
 
 
 class HardswishBackward0(Node):
@@ -327,11 +387,38 @@ class ThresholdBackward0(Node):
         return (grad * _mask(x._data > self.threshold, x),)
 
 
-def threshold(input: Tensor, threshold: float, value: float) -> Tensor:
+class ThresholdBackward1(ThresholdBackward0):
+    """The in-place threshold: the same derivative, PyTorch's Node of ``threshold_``."""
+
+
+def threshold(input: Tensor, threshold: float, value: float, _node_class: type = ThresholdBackward0) -> Tensor:
     """x where x > threshold, else ``value``."""
     x = input._data
-    return _record(input, np.where(x > threshold, x, np.asarray(value, x.dtype)), ThresholdBackward0,
+    return _record(input, np.where(x > threshold, x, np.asarray(value, x.dtype)), _node_class,
                    threshold=float(threshold))
+
+
+def threshold_(input: Tensor, threshold_value: float, value: float) -> Tensor:
+    """``threshold`` written into ``input`` (``ThresholdBackward1``)."""
+    return apply_inplace(input, lambda old: threshold(old, threshold_value, value, _node_class=ThresholdBackward1))
+
+
+def _in_place(function: Any) -> Any:
+    """``function`` written into its input, recording ``function``'s own Node (as PyTorch's
+    ``silu_``, ``hardtanh_`` ... record ``SiluBackward0``, ``HardtanhBackward0`` ...)."""
+    def in_place(input: Tensor, *args: Any) -> Tensor:
+        return apply_inplace(input, lambda old: function(old, *args))
+
+    in_place.__name__ = function.__name__ + "_"
+    in_place.__doc__ = f"``{function.__name__}`` written into ``input`` (its own Node)."
+    return in_place
+
+
+hardtanh_ = _in_place(hardtanh)
+silu_ = _in_place(silu)
+mish_ = _in_place(mish)
+hardswish_ = _in_place(hardswish)
+hardsigmoid_ = _in_place(hardsigmoid)
 
 
 class HardshrinkBackward0(Node):
