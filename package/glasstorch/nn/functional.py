@@ -68,6 +68,7 @@ from ..ops import random_activations as _random_activations
 from ..ops.random_activations import gumbel_softmax  # noqa: F401
 from ..ops.margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: F401
 from ..ops.ctc_loss import ctc_loss  # noqa: F401
+from ..ops.pairwise import pairwise_distance, pdist  # noqa: F401
 from ..ops.upsampling import (channel_shuffle, interpolate, native_channel_shuffle, pixel_shuffle,  # noqa: F401
                               pixel_unshuffle, upsample, upsample_bilinear, upsample_nearest)
 
@@ -1139,12 +1140,6 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     return _adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
 
 
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    """The p-norm of x1 - x2 + eps along the last dim (ATen's ``pairwise_distance``)."""
-    innermost_dim = max(x1.dim(), x2.dim()) - 1
-    return (x1 - x2 + eps).norm(p, innermost_dim, keepdim=keepdim)
-
-
 # --- issue 14: the margin and likelihood losses of torch.nn ----------------------------------------
 def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
     reduction = _reduction(size_average, reduce, reduction)
@@ -1229,23 +1224,44 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
     return _apply_loss_reduction(loss, reduction)
 
 
-def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
-                        eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
-                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
-    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise p-distance
-    (``swap``: the smaller of d(a, n) and d(p, n))."""
-    reduction = _legacy_reduction(size_average, reduce, reduction)
+def _check_triplet(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float) -> None:
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if not anchor.dim() == positive.dim() == negative.dim():
         raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
                            f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
                            f"{negative.dim()}D inputs")
-    dist_pos = pairwise_distance(anchor, positive, p, eps)
-    dist_neg = pairwise_distance(anchor, negative, p, eps)
+
+
+def _triplet_loss(anchor: Tensor, positive: Tensor, negative: Tensor, distance: Any, margin: float, swap: bool,
+                  reduction: str) -> Tensor:
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)) (``swap``: the smaller of
+    d(a, n) and d(p, n) as the negative distance)."""
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
     if swap:
-        dist_neg = ops.minimum(dist_neg, pairwise_distance(positive, negative, p, eps))
+        dist_neg = ops.minimum(dist_neg, distance(positive, negative))
     return _apply_loss_reduction(_robust.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
+                        reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    """The triplet loss with the pairwise p-distance."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_triplet(anchor, positive, negative, margin)
+    return _triplet_loss(anchor, positive, negative, lambda a, b: pairwise_distance(a, b, p, eps), margin, swap,
+                         reduction)
+
+
+def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative: Tensor, *,
+                                      distance_function: Any = None, margin: float = 1.0, swap: bool = False,
+                                      reduction: str = "mean") -> Tensor:
+    """The triplet loss with any ``distance_function(x1, x2)`` (default: ``pairwise_distance``)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    _check_triplet(anchor, positive, negative, margin)
+    return _triplet_loss(anchor, positive, negative, distance_function or pairwise_distance, margin, swap, reduction)
 
 
 # --- attention --------------------------------------------------------------------------------
