@@ -17,7 +17,7 @@ from .reduction import (all, amax, amin, any, argmax, argmin, log_softmax, max, 
                         sum_to_size, var)
 from .shape import cat, concat, concatenate, expand, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze, view
 from .einsum import einsum
-from .indexing import argwhere, masked_select, nonzero
+from .indexing import argwhere, index_put, masked_select, nonzero
 from .linalg import baddbmm, bmm, cross, ger, outer
 from .pointwise import (acos, acosh, arctan2, asin, asinh, atan, atan2, atanh, ceil, cosh, expm1, fix, floor, frac,
                         log1p, log2, log10, round, rsqrt, sinh, square, tan, trunc)
@@ -50,6 +50,7 @@ from .linalg_more import addbmm, addmv, addr, cdist, chain_matmul, cumulative_tr
 from .linalg_solve import cholesky_deprecated as cholesky, inverse, triangular_solve
 from .gamma_functions import digamma, lgamma, polygamma
 from .linalg_lu import lu, lu_solve, lu_unpack
+from .special import erf, erfc, erfinv, exp2, logit, sinc
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp

@@ -175,8 +175,14 @@ _TENSOR_API_METHODS.update(lu=lambda self, pivot=True, get_infos=False: linalg_l
 _TENSOR_API_METHODS.update(cholesky=linalg_solve.cholesky_deprecated,
                            polygamma=lambda self, n: gamma_functions.polygamma(n, self),
                            lgamma_=_inplace_twin(gamma_functions.lgamma), digamma_=_inplace_twin(gamma_functions.digamma))
+_TENSOR_API_METHODS.update(index_put=indexing.index_put, index_put_=indexing.index_put_)
 _TENSOR_API_METHODS.update(addmv_=_inplace_twin(linalg_more.addmv), addr_=_inplace_twin(linalg_more.addr),
                            addbmm_=_inplace_twin(linalg_more.addbmm))
+from . import special  # noqa: E402
+
+_TENSOR_API_METHODS.update({name: getattr(special, name) for name in ("erf", "erfc", "erfinv", "exp2", "logit", "sinc")})
+_TENSOR_API_METHODS.update({name + "_": _inplace_twin(getattr(special, name))
+                            for name in ("erf", "erfc", "erfinv", "exp2", "logit", "sinc")})
 for _name in ("addcmul", "addcdiv", "lerp", "hypot", "copysign", "fmod", "remainder", "floor_divide", "float_power",
               "ldexp", "xlogy", "gcd", "lcm", "logical_xor", "nan_to_num", "rad2deg", "deg2rad",
               "bitwise_left_shift", "bitwise_right_shift"):

@@ -109,11 +109,16 @@ _TAKE_NODES = {
 
 def _take(input: Tensor, key: Any, name: str) -> Tensor:
     """``input[key]`` for one elementary key, recorded under PyTorch's Node name."""
+    name = name.replace("BackwardBackward0", "Backward0")  # (a _put_back's backward reads at its key)
+    advanced = name == "IndexBackward0"
     # a trailing ... makes numpy return a 0-d view where it would copy a scalar: x[0, 0] shares x's memory
-    values = input._data[key + (Ellipsis,) if type(key) is tuple and name != "IndexBackward0" else key]
-    out = _wrap(values.copy()) if name == "IndexBackward0" else view_of(input, values)
+    read = key
+    if type(key) is tuple and not advanced and not any(item is Ellipsis for item in key):
+        read = key + (Ellipsis,)
+    values = input._data[read]
+    out = _wrap(values.copy()) if advanced else view_of(input, values)
     if compute_requires_grad(input):
-        node = _TAKE_NODES.get(name.replace("BackwardBackward0", "Backward0"), SelectBackward0)(input)
+        node = _TAKE_NODES.get(name, SelectBackward0)(input)
         node._self_shape, node._key = input._data.shape, key
         _save_arguments(node, key)
         set_history(out, node)
@@ -345,10 +350,13 @@ class _WriteBackward(Node):
     there), and ``value`` gets the gradient of the places it was written to."""
 
     _value_dtype = None
+    accumulate = False
 
     def backward(self, grad: Tensor) -> tuple:
         grad_self = grad_value = None
-        if self.needs_input_grad(0):
+        if self.needs_input_grad(0) and self.accumulate:  # the old values were added to, not replaced
+            grad_self = grad
+        elif self.needs_input_grad(0):
             written = np.zeros(self._self_shape, dtype=bool)
             written[self._key] = True
             grad_self = masked_fill(grad, _wrap(written), 0)
@@ -415,8 +423,12 @@ def _index_put_only(key: Any) -> bool:
     return all(item is Ellipsis or item == slice(None) for item in basic)
 
 
-def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
-    """Out of place: a copy of ``input`` with ``value`` written at ``key`` (what ``setitem`` records)."""
+def index_put(input: Tensor, key: Any, value: Any, accumulate: bool = False) -> Tensor:
+    """Out of place: a copy of ``input`` with ``value`` written at ``key`` (what ``setitem`` records);
+    ``torch.index_put(x, indices, values)`` passes a tuple of index tensors as the key. With
+    ``accumulate`` the values are added there, a repeated index adding twice."""
+    if accumulate:
+        return _index_put_accumulate(input, key, value)
     key = _as_numpy_key(key)
     (values,) = promoted_values(input)
     values = values.copy()
@@ -447,6 +459,34 @@ def index_put(input: Tensor, key: Any, value: Any) -> Tensor:
             node.indices_ = _saved_indices(_split_advanced(key if isinstance(key, tuple) else (key,))[1], input.dim())
         set_history(out, node)
     return out
+
+
+def _index_put_accumulate(input: Tensor, indices: Any, values: Tensor) -> Tensor:
+    """``index_put(x, indices, values, accumulate=True)``: ``values`` (broadcast to the indexed
+    places) added at ``indices``, every repeat counted (``np.add.at``)."""
+    key = _as_numpy_key(tuple(indices))
+    _check_bounds(input, key)
+    result = input._data.copy()
+    target, where = _advanced_target(result, key)
+    try:
+        np.add.at(target, where, np.broadcast_to(values._data, target[where].shape).astype(result.dtype))
+    except ValueError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._data.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(target[where].shape)}") from None
+    out = _wrap(result)
+    if compute_requires_grad(input, values):
+        node = IndexPutBackward0(input, values)
+        node._key, node._self_shape, node._value_shape = key, input._data.shape, values._data.shape
+        node._value_dtype, node.accumulate = values.dtype, True
+        node.indices_ = _saved_indices(key, input.dim())
+        set_history(out, node)
+    return out
+
+
+def index_put_(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    from .inplace import apply_inplace
+
+    return apply_inplace(input, index_put, tuple(indices), values, accumulate)
 
 
 # --- where and masked_fill ------------------------------------------------------------------
@@ -490,7 +530,7 @@ def where(condition: Tensor, input: Any, other: Any) -> Tensor:
 
 
 class MaskedFillBackward0(Node):
-    """out = self.masked_fill(mask, value): no gradient reaches the filled places,
+    """out = self.masked_fill(mask, value) for a number: no gradient reaches the filled places,
     d/dself = grad.masked_fill(mask, 0)."""
 
     mask_: SavedTensor
@@ -499,21 +539,33 @@ class MaskedFillBackward0(Node):
         return (grad.masked_fill(self._saved_mask, 0),)
 
 
+class MaskedFillBackward1(MaskedFillBackward0):
+    """out = self.masked_fill(mask, value) for a 0-dim tensor value: as above for self, and the
+    value gets the gradient of every place it filled, d/dvalue = where(mask, grad, 0).sum()."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        grad_value = None
+        if self.needs_input_grad(1):
+            grad_value = where(self._saved_mask, grad, grad * 0).sum()
+        return (super().backward(grad)[0] if self.needs_input_grad(0) else None, grad_value)
+
+
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if mask._data.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {mask.dtype.name}")
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value._data.ndim} dimension(s).")
     fill = value.item() if isinstance(value, Tensor) else value
     try:
         values = np.where(mask._data, np.asarray(fill).astype(input._data.dtype), input._data)
     except ValueError:
-        raise RuntimeError(
-            f"The size of tensor a ({input._data.shape[-1]}) must match the size of tensor b ({mask._data.shape[-1]}) at non-singleton dimension {input._data.ndim - 1}"
-        ) from None
+        raise broadcast_error(mask._data.shape, input._data.shape) from None
     if values.shape != input._data.shape:
         raise RuntimeError("masked_fill: the mask must broadcast to the input's shape, not enlarge it")
     out = _wrap(values)
-    if compute_requires_grad(input):
-        node = MaskedFillBackward0(input)
+    if compute_requires_grad(input, value):
+        node = MaskedFillBackward1(input, value) if isinstance(value, Tensor) else MaskedFillBackward0(input)
         node.mask_ = SavedTensor(mask)
         set_history(out, node)
     return out
@@ -548,8 +600,8 @@ class MaskedSelectBackward0(Node):
     def backward(self, grad: Tensor) -> tuple:
         self_shape = self._saved_self.shape
         where = np.broadcast_to(self._saved_mask._data, np.broadcast_shapes(self_shape, self._saved_mask.shape))
-        spread = _put_back(grad, where.shape, np.ascontiguousarray(where), "IndexBackward0")
-        return (reduce_grad_to(spread, self_shape),)
+        spread = _put_back(grad, (where.size,), np.ascontiguousarray(where.reshape(-1)), "IndexBackward0")
+        return (reduce_grad_to(spread.reshape(where.shape), self_shape),)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
@@ -560,7 +612,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
         values, where = np.broadcast_arrays(input._data, mask._data)
     except ValueError:
         raise broadcast_error(mask._data.shape, input._data.shape) from None
-    out = _wrap(values[where])
+    out = _wrap(values.reshape(-1)[where.reshape(-1)])  # (reshaped: a 0-d mask is one element)
     if compute_requires_grad(input):
         node = MaskedSelectBackward0(input)
         node.mask_, node.self_ = SavedTensor(mask), SavedTensor(input)

@@ -42,7 +42,9 @@ def _check_index(name: str, input: Tensor, dim: int, index: Tensor, src: Tensor 
     if index._data.dtype.kind not in "iu" or index._data.dtype.itemsize < 4:
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if index._data.ndim != ndim and not (index._data.ndim <= 1 and ndim <= 1):  # 0-d counts as 1-d
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        # (PyTorch's gather calls the tensor "input", its scatters "self")
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor")
     index_shape, self_shape = index._data.shape, input._data.shape or (1,)
     for d, size in enumerate(index_shape):
         too_big_for_self = d != axis and size > self_shape[d]
@@ -96,12 +98,20 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False,
     return result if out is None else _write_out(out, result)
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None, *, out: Any = None) -> Tensor:
     """``gather`` whose ``indices`` broadcast against ``input`` (numpy's take_along_axis);
     with no dim, along the flattened tensor."""
+    result = _take_along_dim(input, indices, dim)
+    return result if out is None else _write_out(out, result)
+
+
+def _take_along_dim(input: Tensor, indices: Tensor, dim: int | None) -> Tensor:
     if dim is None:
         return gather(input.reshape(-1), 0, indices.reshape(-1))
     axis = _normalize_dim(dim, input._data.ndim)
+    if input._data.ndim != indices._data.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, but "
+                           f"got {input._data.ndim} dimensions for input, and {indices._data.ndim} dimensions for indices")
     self_shape, index_shape = list(input._data.shape), list(indices._data.shape)
     self_shape[axis] = index_shape[axis] = 1
     shape = np.broadcast_shapes(tuple(self_shape), tuple(index_shape))
@@ -251,6 +261,10 @@ def _check_vector_index(name: str, index: Tensor, size: int, axis: int) -> np.nd
         raise RuntimeError(f"{name}(): Expected dtype int32 or int64 for index")
     if index._data.ndim > 1:
         raise IndexError(f"{name}(): Index is supposed to be a vector")
+    if name == "index_select":  # PyTorch's CPU index_select words its range check this way
+        bad = index._data[(index._data < -size) | (index._data >= size)]
+        if bad.size:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad.flat[0]} axis_dim={size}")
     _check_range(index._data, size, axis)
     return index._data.reshape(-1)
 
