@@ -37,6 +37,7 @@ from .ops import *  # noqa: F401,F403  add, mul, matmul, sum, cat, where, ...
 from .ops import abs, all, any, max, min, pow, sum  # noqa: A004 - PyTorch's names shadow builtins here
 from . import autograd
 from . import linalg  # glasstorch.linalg.det, as torch.linalg
+from . import special  # glasstorch.special.erfinv, as torch.special
 from . import functional  # torch/functional.py's names, as torch.functional
 from .functional import broadcast_shapes, broadcast_tensors, tensordot  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled

@@ -69,12 +69,17 @@ class ErrorInput:
     match: str
 
 
+def resolve(lib: Any, name: str) -> Any:
+    """``lib.nn.functional.gelu`` from ``"nn.functional.gelu"``."""
+    target = lib
+    for part in name.split("."):
+        target = getattr(target, part)
+    return target
+
+
 def _call_by_name(name: str) -> Callable:
     def call(lib: Any, *args: Any, **kwargs: Any) -> Any:
-        target = lib
-        for part in name.split("."):
-            target = getattr(target, part)
-        return target(*args, **kwargs)
+        return resolve(lib, name)(*args, **kwargs)
 
     return call
 

@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from hypothesis import strategies as st
 
-from .core import NoGrad, OpInfo, SampleInput, values_of
+from .core import NoGrad, OpInfo, SampleInput, resolve, values_of  # noqa: F401  (resolve: for the tests)
 
 
 def draw_sample(data: Any, info: OpInfo) -> SampleInput:
@@ -61,6 +61,8 @@ def bind(lib: Any, info: OpInfo, sample: SampleInput, dtype: str, *, requires_gr
     leaves: list = []
 
     def convert(value: Any) -> Any:
+        if isinstance(value, np.generic):  # numpy arithmetic on a 0-dim array gives a scalar: still an array
+            value = np.asarray(value)
         if isinstance(value, NoGrad):
             return lib.tensor(_cast(value.array, dtype), dtype=getattr(lib, dtype))
         if isinstance(value, np.ndarray):
