@@ -264,6 +264,29 @@ class Tensor:
         return self._data.itemsize
 
     @property
+    def nbytes(self) -> int:
+        """The bytes of this tensor's elements (not of its whole storage)."""
+        return self._data.size * self._data.itemsize
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def is_same_size(self, other: "Tensor") -> builtins.bool:
+        return self._data.shape == other._data.shape
+
+    def is_signed(self) -> builtins.bool:
+        """Can the dtype hold negative numbers? (uint8 and bool cannot.)"""
+        return self._data.dtype.kind not in "ub"
+
+    def get_device(self) -> int:
+        """-1: the CPU (a GPU tensor would give its index)."""
+        return -1
+
+    @property
+    def is_cpu(self) -> builtins.bool:
+        return True
+
+    @property
     def _version(self) -> int:
         if self._is_inference:
             from .autograd.graph import INFERENCE_VERSION_MESSAGE

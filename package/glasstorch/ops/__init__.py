@@ -51,6 +51,7 @@ from .linalg_solve import cholesky_deprecated as cholesky, inverse, triangular_s
 from .gamma_functions import digamma, lgamma, polygamma
 from .linalg_lu import lu, lu_solve, lu_unpack
 from .special import erf, erfc, erfinv, exp2, logit, sinc
+from .real_tensors import adjoint, conj, imag, is_complex, is_conj, is_neg, isreal, real, resolve_conj, resolve_neg
 from . import _methods  # noqa: F401  (binds the ops to Tensor)
 
 clip = clamp

@@ -183,6 +183,14 @@ from . import special  # noqa: E402
 _TENSOR_API_METHODS.update({name: getattr(special, name) for name in ("erf", "erfc", "erfinv", "exp2", "logit", "sinc")})
 _TENSOR_API_METHODS.update({name + "_": _inplace_twin(getattr(special, name))
                             for name in ("erf", "erfc", "erfinv", "exp2", "logit", "sinc")})
+from . import real_tensors  # noqa: E402
+
+_TENSOR_API_METHODS.update({name: getattr(real_tensors, name) for name in (
+    "conj", "resolve_conj", "resolve_neg", "adjoint", "is_complex", "is_conj", "is_neg", "isreal")})
+Tensor.real = property(real_tensors.real, doc="The real part: a real tensor itself.")
+Tensor.imag = property(real_tensors.imag, doc="The imaginary part: an error for a real tensor, as in PyTorch.")
+Tensor.H = property(real_tensors.H, doc="The conjugate transpose of a matrix.")
+Tensor.mH = property(real_tensors.mH, doc="The conjugate transpose of a batch of matrices.")
 for _name in ("addcmul", "addcdiv", "lerp", "hypot", "copysign", "fmod", "remainder", "floor_divide", "float_power",
               "ldexp", "xlogy", "gcd", "lcm", "logical_xor", "nan_to_num", "rad2deg", "deg2rad",
               "bitwise_left_shift", "bitwise_right_shift"):
