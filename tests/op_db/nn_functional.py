@@ -323,8 +323,7 @@ def _ctc_samples(draw: Callable) -> SampleInput:
     input_lengths = [draw(st.integers(2 * t + 1, 2 * longest + 1)) for t in target_lengths]
     steps = max(input_lengths)
     targets = np.array([index_array(draw, classes - 1, (longest,)) + 1 for _ in range(n)], dtype=np.int64)
-    values = array(draw, (steps, n, classes))
-    log_probs = values - np.log(np.exp(values).sum(-1, keepdims=True))
+    log_probs = array(draw, (steps, n, classes))  # logits: the entry takes their log_softmax
     if not batched:
         log_probs, targets = log_probs[:, 0], targets[0, :target_lengths[0]]
         lengths: Any = (_i(input_lengths[0]).reshape(()), _i(target_lengths[0]).reshape(()))
@@ -362,7 +361,8 @@ LOSSES = [
         (SampleInput(_a(2, 3), (_a(2, 3), np.ones((3, 3)))), ValueError, "var is of incorrect size"))),
     OpInfo(F + "margin_ranking_loss", _ranking_samples),
     OpInfo(F + "hinge_embedding_loss", _sign_target_samples("clamp", margin=0.5)),
-    OpInfo(F + "cosine_embedding_loss", _cosine_embedding_samples),
+    # float32: the cosine of vectors of one element is +-1, its gradient 0 up to rounding
+    OpInfo(F + "cosine_embedding_loss", _cosine_embedding_samples, tolerances={"float32": (2e-6, 1e-5)}),
     OpInfo(F + "multilabel_margin_loss", _multilabel_margin_samples),
     OpInfo(F + "multilabel_soft_margin_loss", _multilabel_soft_margin_samples),
     OpInfo(F + "multi_margin_loss", _multi_margin_samples, error_inputs=_errors(
@@ -371,7 +371,16 @@ LOSSES = [
     OpInfo(F + "triplet_margin_loss", _triplet_samples, error_inputs=_errors(
         (SampleInput(_a(2, 3), (_a(2, 3), _a(2, 3)), {"margin": 0.0}), ValueError, "margin must be greater than 0"))),
     OpInfo(F + "triplet_margin_with_distance_loss", _triplet_distance_samples),
-    OpInfo(F + "ctc_loss", _ctc_samples),
+    # PyTorch's CTC backward returns the gradient with respect to the logits *behind* log_softmax
+    # (it assumes its input is log_softmax's output: exp(log_probs) - posteriors), not the true
+    # gradient with respect to log_probs, which glasstorch returns (gradcheck measures it). Through
+    # a log_softmax, as CTC is used, both are the gradient of the logits and agree.
+    OpInfo(F + "ctc_loss", _ctc_samples, op=lambda lib, logits, *args, **kwargs: lib.nn.functional.ctc_loss(
+        logits.log_softmax(-1), *args, **kwargs), error_inputs=_errors(
+        (SampleInput(_a(3, 1, 3), (_i(1, 2).reshape(1, 2), (5,), (2,))), RuntimeError,
+         "Expected input_lengths to have value at most 3"),
+        (SampleInput(_a(3, 1, 3), (_i(1, 2).reshape(1, 2), (3,), (4,))), RuntimeError,
+         "Expected tensor to have size at least 4 at dimension 1"))),
 ]
 
 
@@ -444,18 +453,20 @@ def _normalize_samples(draw: Callable) -> SampleInput:
                                                            "dim": dim_of(draw, shape)})
 
 
+NORM_TOLERANCES = {"float32": (1e-4, 2e-5)}  # few values per group: float32 rounding in the statistics shows
+
 NORMALIZATION = [
-    OpInfo(F + "batch_norm", _batch_norm_samples(True), variant="training", error_inputs=_errors(
+    OpInfo(F + "batch_norm", _batch_norm_samples(True), tolerances=NORM_TOLERANCES, variant="training", error_inputs=_errors(
         (SampleInput(_a(1, 3), (None, None), {"training": True}), ValueError, "Expected more than 1 value per channel"))),
-    OpInfo(F + "batch_norm", _batch_norm_samples(False), variant="eval"),
-    OpInfo(F + "layer_norm", _layer_norm_samples, error_inputs=_errors(
+    OpInfo(F + "batch_norm", _batch_norm_samples(False), tolerances=NORM_TOLERANCES, variant="eval"),
+    OpInfo(F + "layer_norm", _layer_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
         (SampleInput(_a(2, 3), ((2,),)), RuntimeError, "Given normalized_shape="))),
-    OpInfo(F + "group_norm", _group_norm_samples, error_inputs=_errors(
+    OpInfo(F + "group_norm", _group_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
         (SampleInput(_a(2, 3, 2), (2,)), RuntimeError, "Expected number of channels in input to be divisible"))),
-    OpInfo(F + "instance_norm", _instance_norm_samples),
-    OpInfo(F + "local_response_norm", _local_response_samples),
-    OpInfo(F + "rms_norm", _rms_norm_samples),
-    OpInfo(F + "normalize", _normalize_samples),
+    OpInfo(F + "instance_norm", _instance_norm_samples, tolerances=NORM_TOLERANCES),
+    OpInfo(F + "local_response_norm", _local_response_samples, tolerances=NORM_TOLERANCES),
+    OpInfo(F + "rms_norm", _rms_norm_samples, tolerances=NORM_TOLERANCES),
+    OpInfo(F + "normalize", _normalize_samples, tolerances=NORM_TOLERANCES),
 ]
 
 
