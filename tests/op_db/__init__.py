@@ -10,10 +10,10 @@ Families follow PyTorch's grouping of its ops (and glasstorch's ``ops/`` files).
 """
 from __future__ import annotations
 
-from . import indexing, linalg, nn_conv_pool, nn_functional, pointwise, reductions, shapes, special
+from . import indexing, linalg, linalg_functions, nn_conv_pool, nn_functional, pointwise, reductions, shapes, special
 from .core import EXAMPLES, ErrorInput, NoGrad, OpInfo, SampleInput  # noqa: F401
 
-FAMILIES = (pointwise, special, reductions, shapes, indexing, linalg, nn_functional, nn_conv_pool)
+FAMILIES = (pointwise, special, reductions, shapes, indexing, linalg, linalg_functions, nn_functional, nn_conv_pool)
 OP_DB: list[OpInfo] = [info for family in FAMILIES for info in family.OPS]
 
 
