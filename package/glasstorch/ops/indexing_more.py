@@ -4,11 +4,12 @@ slice_scatter, diagonal_scatter, as_strided_scatter, index_reduce (and the in-pl
 nonzero_static.
 
 Mirrors ``aten/src/ATen/native/TensorAdvancedIndexing.cpp`` and the ``*_scatter`` ops of
-``TensorShape.cpp``. Each one finds, with numpy, the flat positions it writes to, and then is one
-differentiable ``index_copy`` along the flattened tensor: the gradient of the written places goes
-to the source, the rest to the input. Simplified: PyTorch records ``IndexCopyBackward0``,
-``MaskedScatterBackward0``, ``SliceScatterBackward0`` ...; glasstorch's ``grad_fn`` is the
-``ScatterBackward0`` (or the view after it) of that composition.
+``TensorShape.cpp``. Each one finds, with numpy, the flat positions it writes to (``_positions``
+and numpy's own indexing of them), writes there, and records PyTorch's Node (``IndexCopyBackward0``,
+``MaskedScatterBackward0``, ``SliceScatterBackward0`` ...). The backward is the same for all of
+them (``_WriteBackward``): the written places' gradient goes to the source, in order, the rest to
+the input. ``index_fill`` is a masked_fill of whole slices, ``index_reduce`` a ``scatter_reduce``
+with the index spread over the slices, each recorded under its own Node.
 """
 from __future__ import annotations
 
@@ -17,7 +18,10 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node, SavedTensor
+from ._util import compute_requires_grad, set_history
 from .inplace import apply_inplace
+from .scatter_gather import ScatterReduceBackward0, scatter_reduce
 
 
 def _axis(input: Tensor, dim: int) -> int:
@@ -27,11 +31,124 @@ def _axis(input: Tensor, dim: int) -> int:
     return dim % ndim
 
 
-def _flat_index_copy(input: Tensor, positions: np.ndarray, source: Tensor) -> Tensor:
-    """``input`` with its flat elements at ``positions`` replaced by ``source``'s elements, in order."""
-    flat = input.reshape(-1)
-    values = source.to(input.dtype).reshape(-1)
-    return flat.scatter(0, _wrap(positions.reshape(-1).astype(np.int64)), values).reshape(input.shape)
+# --- one backward for every op that writes a source at chosen places -----------------------------
+class _WriteBackward(Node):
+    """out = input with its elements at the flat ``positions`` replaced by (or, ``_adding``,
+    increased by) the source's first elements, in order:
+
+        d/dinput  = grad, with the replaced places zeroed
+        d/dsource = grad.flatten()[positions], shaped as the source (0 for source elements not used)
+    """
+
+    def backward(self, grad: Tensor) -> tuple:
+        positions = _wrap(self._positions.reshape(-1))
+        grad_input = grad_source = None
+        if self.needs_input_grad(0):
+            grad_input = grad if self._adding else grad.masked_fill(_wrap(self._written), 0)
+        if len(self.next_functions) > 1 and self.needs_input_grad(1):
+            taken = grad.reshape(-1)[positions]
+            unused = self._source_numel - taken.numel()
+            if unused:  # masked_scatter reads only as many source elements as the mask has Trues
+                from .shape import cat
+
+                taken = cat([taken, taken.new_zeros(unused)])
+            grad_source = taken.reshape(self._source_shape)
+        return (grad_input, grad_source)[:len(self.next_functions)]  # (a fill with a number has no source)
+
+
+class IndexCopyBackward0(_WriteBackward):
+    """out = self.index_copy(dim, index, source)."""
+
+    dim: int
+    index_: SavedTensor
+    source_: SavedTensor  # (PyTorch keeps source for its shape)
+    source_dim: int
+
+
+class IndexFillBackward0(_WriteBackward):
+    """out = self.index_fill(dim, index, value) for a number: the filled slices get no gradient."""
+
+    dim: int
+    index_: SavedTensor
+
+
+class IndexFillBackward1(IndexFillBackward0):
+    """out = self.index_fill(dim, index, value) for a 0-dim tensor: the value, expanded to every
+    filled place, gets their gradients (summed by the expand's backward)."""
+
+
+class MaskedScatterBackward0(_WriteBackward):
+    """out = self.masked_scatter(mask, source)."""
+
+    mask_: SavedTensor
+    source_sym_sizes: tuple
+
+
+class PutBackward0(_WriteBackward):
+    """out = self.put(index, source, accumulate)."""
+
+    accumulate: bool
+    index_: SavedTensor
+    source_: SavedTensor  # (PyTorch keeps source for its shape)
+
+
+class SelectScatterBackward0(_WriteBackward):
+    """out = self.select_scatter(src, dim, index)."""
+
+    dim: int
+    index: int
+
+
+class SliceScatterBackward0(_WriteBackward):
+    """out = self.slice_scatter(src, dim, start, end, step)."""
+
+    dim: int
+    start: Any
+    end: Any
+    step: int
+
+
+class DiagonalScatterBackward0(_WriteBackward):
+    """out = self.diagonal_scatter(src, offset, dim1, dim2)."""
+
+    offset: int
+    dim1: int
+    dim2: int
+
+
+class AsStridedScatterBackward0(_WriteBackward):
+    """out = self.as_strided_scatter(src, size, stride, storage_offset)."""
+
+    size: tuple
+    stride: tuple
+    storage_offset: int
+
+
+def _write_at(input: Tensor, positions: np.ndarray, source: Any, node_class: type, adding: bool = False,
+              **saved: Any) -> Tensor:
+    """``input`` with its flat elements at ``positions`` replaced by (``adding``: increased by) ``source``'s
+    first elements in order (or by one number), recorded as ``node_class`` with ``saved`` attributes
+    under PyTorch's names."""
+    flat_positions = positions.reshape(-1).astype(np.int64)
+    values = input._data.copy().reshape(-1)
+    written = source._data.reshape(-1)[:flat_positions.size] if isinstance(source, Tensor) else source
+    if adding:
+        np.add.at(values, flat_positions, written)
+    else:
+        values[flat_positions] = written
+    out = _wrap(values.reshape(input._data.shape))
+    if compute_requires_grad(input, source):
+        node = node_class(input, source) if isinstance(source, Tensor) else node_class(input)
+        node._positions, node._adding = flat_positions, adding
+        node._written = np.zeros(input._data.size, dtype=bool)
+        node._written[flat_positions] = True
+        node._written = node._written.reshape(input._data.shape)
+        if isinstance(source, Tensor):
+            node._source_shape, node._source_numel = source._data.shape, source._data.size
+        for name, value in saved.items():
+            setattr(node, name, SavedTensor(value) if isinstance(value, Tensor) else value)
+        set_history(out, node)
+    return out
 
 
 def _positions(input: Tensor) -> np.ndarray:
@@ -49,23 +166,33 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
                          f"source.size(dim) ({source.shape[axis] if source.dim() else 1})")
     if index._data.dtype != np.int64:
         raise RuntimeError("index_copy_(): Expected a long tensor for index, but got " + index.dtype.legacy_name[:-6])
+    size = input._data.shape[axis] if input.dim() else 1
+    bad = index._data[(index._data < -size) | (index._data >= size)]
+    if bad.size:
+        raise IndexError(f"index_copy_(): index {bad.flat[0]} is out of bounds for dimension {dim} with size {size}")
+    # the positions written, laid out as the source: element for element
     chosen = np.take(_positions(input), index._data.reshape(-1), axis=axis) if input.dim() else _positions(input)
-    return _flat_index_copy(input, chosen, source)
+    return _write_at(input, chosen, source, IndexCopyBackward0, dim=axis, index_=index, source_=source,
+                     source_dim=source.dim())
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with the slices ``index`` along ``dim`` filled with ``value``."""
     axis = _axis(input, dim)
     if index.dim() > 1:
-        raise IndexError("Index has to be a vector/scalar")
-    mask = np.zeros(input._data.shape, dtype=bool)
-    if input.dim():
-        selector = [slice(None)] * input.dim()
-        selector[axis] = index._data.reshape(-1)
-        mask[tuple(selector)] = True
-    else:
-        mask[...] = True
-    return input.masked_fill(_wrap(mask), value)
+        raise RuntimeError("Index has to be a vector/scalar")
+    size = input._data.shape[axis] if input.dim() else 1
+    bad = index._data[(index._data < -size) | (index._data >= size)]
+    if bad.size:
+        raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {axis} with size {size}")
+    if isinstance(value, Tensor) and value.dim():
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    chosen = np.take(_positions(input), index._data.reshape(-1), axis=axis) if input.dim() else _positions(input)
+    node_class = IndexFillBackward1 if isinstance(value, Tensor) else IndexFillBackward0
+    if isinstance(value, Tensor):  # the one value, spread over every filled place
+        value = value.expand(*chosen.shape)
+    return _write_at(input, chosen, value, node_class, dim=axis, index_=index)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
@@ -79,7 +206,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     positions = np.flatnonzero(np.broadcast_to(mask._data, shape))
     if positions.size > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")
-    return _flat_index_copy(input, positions, source.reshape(-1)[:positions.size])
+    return _write_at(input, positions, source, MaskedScatterBackward0, mask_=mask, source_sym_sizes=tuple(source.shape))
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
@@ -92,11 +219,10 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {size} elements.")
     positions = np.where(flat_index < 0, flat_index + size, flat_index)
     if index.numel() != source.numel():
-        raise RuntimeError(f"put_(): Expected source and index to have the same number of elements, but got "
-                           f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
-    if accumulate:
-        return input.reshape(-1).index_add(0, _wrap(positions.astype(np.int64)), source.reshape(-1)).reshape(input.shape)
-    return _flat_index_copy(input, positions, source)
+        raise IndexError(f"put_(): Expected source and index to have the same number of elements, but got "
+                         f"source.numel() = {source.numel()}, index.numel() = {index.numel()}")
+    return _write_at(input, positions, source, PutBackward0, accumulate, accumulate=accumulate, index_=index,
+                     source_=source)
 
 
 def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
@@ -115,10 +241,8 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     """A copy of ``input`` with ``input.select(dim, index)`` replaced by ``src``."""
     axis = _axis(input, dim)
     chosen = np.take(_positions(input), index, axis=axis)
-    if tuple(src.shape) != chosen.shape:
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
-                           f"slice size = {list(chosen.shape)}")
-    return _flat_index_copy(input, chosen, src)
+    _check_slot(src, chosen)
+    return _write_at(input, chosen, src, SelectScatterBackward0, dim=axis, index=index)
 
 
 def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
@@ -128,19 +252,15 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
     selector = [slice(None)] * input.dim()
     selector[axis] = slice(start, end, step)
     chosen = _positions(input)[tuple(selector)]
-    if tuple(src.shape) != chosen.shape:
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
-                           f"slice size = {list(chosen.shape)}")
-    return _flat_index_copy(input, chosen, src)
+    _check_slot(src, chosen)
+    return _write_at(input, chosen, src, SliceScatterBackward0, dim=axis, start=start, end=end, step=step)
 
 
 def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """A copy of ``input`` with ``input.diagonal(offset, dim1, dim2)`` replaced by ``src``."""
     chosen = np.diagonal(_positions(input), offset, _axis(input, dim1), _axis(input, dim2))
-    if tuple(src.shape) != chosen.shape:
-        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
-                           f"slice size = {list(chosen.shape)}")
-    return _flat_index_copy(input, chosen, src)
+    _check_slot(src, chosen)
+    return _write_at(input, chosen, src, DiagonalScatterBackward0, offset=offset, dim1=dim1, dim2=dim2)
 
 
 def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any, storage_offset: int = 0) -> Tensor:
@@ -149,10 +269,16 @@ def as_strided_scatter(input: Tensor, src: Tensor, size: Any, stride: Any, stora
     positions = _positions(input).reshape(-1)
     chosen = np.lib.stride_tricks.as_strided(positions[storage_offset:], tuple(size),
                                              tuple(s * positions.itemsize for s in stride))
+    _check_slot(src, chosen)
+    return _write_at(input, chosen.copy(), src, AsStridedScatterBackward0, size=tuple(size), stride=tuple(stride),
+                     storage_offset=storage_offset)
+
+
+def _check_slot(src: Tensor, chosen: np.ndarray) -> None:
+    """A ``*_scatter`` source must have the shape of the part it replaces."""
     if tuple(src.shape) != chosen.shape:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = {list(src.shape)}, "
                            f"slice size = {list(chosen.shape)}")
-    return _flat_index_copy(input, chosen.copy(), src)
 
 
 def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
@@ -172,7 +298,15 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
     shape = [1] * source.dim()
     shape[axis] = -1
     spread = index.reshape(*shape).expand(*source.shape)
-    return input.scatter_reduce(axis, spread, source, reduce, include_self=include_self)
+    return scatter_reduce(input, axis, spread, source, reduce, include_self=include_self,
+                          _node_class=IndexReduceBackward0)
+
+
+class IndexReduceBackward0(ScatterReduceBackward0):
+    """out = self.index_reduce(dim, index, source, reduce, include_self): the gradient of the
+    ``scatter_reduce`` it is (the index spread over the source's slices). PyTorch saves the source as
+    ``source_`` and the vector index; glasstorch's ``_saved_src`` / ``_saved_index`` are the source and
+    the spread index."""
 
 
 def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:

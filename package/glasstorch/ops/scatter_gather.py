@@ -421,7 +421,8 @@ _CONTRIBUTOR_GRADS = {"sum": _sum_grads, "mean": _mean_grads, "prod": _prod_grad
                       "amin": _extreme_grads}
 
 
-def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True,
+                   _node_class: type | None = None) -> Tensor:
     """A copy of ``input`` where each place that ``index`` reaches is reduced (``'sum'``, ``'prod'``,
     ``'mean'``, ``'amax'``, ``'amin'``) with the ``src`` values scattered to it, and with its own
     value unless ``include_self=False``."""
@@ -443,7 +444,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         values = values // count if values.dtype.kind in "iu" else (values / count).astype(values.dtype)
     result = _wrap(values.reshape(input._data.shape))
     if compute_requires_grad(input, src):
-        node = ScatterReduceBackward0(input, src)
+        node = (_node_class or ScatterReduceBackward0)(input, src)  # (index_reduce records its own Node)
         node.dim, node.include_self, node.reduce, node._src_shape = axis, include_self, reduce, src._data.shape
         node.index_, node.self_, node.src_ = SavedTensor(index), SavedTensor(input), SavedTensor(src)
         node.result_ = SavedTensor(result, is_output=True)
