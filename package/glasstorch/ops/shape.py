@@ -616,6 +616,41 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return input[(slice(None),) * axis + (slice(start, start + length),)]
 
 
+class NarrowCopyBackward0(Node):
+    """out = self.narrow_copy(dim, start, length): the gradient goes back into its place, zeros elsewhere."""
+
+    dim: int
+    length: int
+    self_sym_sizes: tuple
+    start: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .indexing import _put_back
+
+        key = (slice(None),) * self.dim + (slice(self.start, self.start + self.length),)
+        return (_put_back(grad, self.self_sym_sizes, key, "SliceBackward0"),)
+
+
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """``narrow`` as a new tensor (a copy, not a view of ``input``)."""
+    piece = narrow(input.detach(), dim, start, length)  # checks the arguments as narrow does
+    out = _wrap(piece._data.copy())
+    if compute_requires_grad(input):
+        node = NarrowCopyBackward0(input)
+        node.dim, node.length, node.self_sym_sizes = _normalize_dim(dim, input._data.ndim), length, input._data.shape
+        node.start = int(start) + (input._data.shape[node.dim] if start < 0 else 0)
+        set_history(out, node)
+    return out
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, other._data.shape)
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other._data.shape)
+
+
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """Move dims to new positions, the others keeping their order (a permute)."""
     ndim = input._data.ndim
@@ -720,6 +755,8 @@ class UnfoldBackward0(Node):
     def backward(self, grad: Tensor) -> tuple:
         from .indexing import _put_back
 
+        if not self.self_sym_sizes:  # a 0-dim self: its one window is [self]
+            return (grad.reshape(()),)
         dim = self.dimension
         moved = grad.movedim(-1, dim + 1)  # (..., windows, size, ...) next to each other
         flat = moved.reshape(moved.shape[:dim] + (-1,) + moved.shape[dim + 2:])
@@ -743,7 +780,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     count = (shape[axis] - size) // step + 1
     windows = storage.strided_window(input._data, shape[:axis] + (count,) + shape[axis + 1:] + (size,),
                                      stride[:axis] + (stride[axis] * step,) + stride[axis + 1:] + (stride[axis],), offset)
-    out = view_of(input, windows)
+    out = view_of(input, windows if ndim else windows.reshape(size))  # 0-dim: the windows, not a dim of them
     if compute_requires_grad(input):
         node = UnfoldBackward0(input)
         node.dimension, node.self_sym_sizes, node.size, node.step = axis, input._data.shape, size, step
@@ -896,13 +933,16 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 
 # --- stacking along existing dims: hstack, vstack, dstack, column_stack ------------------------------
 def _at_least(tensor: Tensor, ndim: int) -> Tensor:
-    """``atleast_1d/2d/3d``: a 0-d tensor becomes [1, ...], a vector a row [1, n], a matrix [m, n, 1]."""
+    """``atleast_1d/2d/3d``: a 0-d tensor becomes [1, ...] (a reshape), a vector a row [1, n], a
+    matrix [m, n, 1] (unsqueezes, as PyTorch records them)."""
     shape = tensor._data.shape
     if len(shape) >= ndim:
         return tensor
     if not shape:
         return reshape(tensor, (1,) * ndim)
-    return reshape(tensor, (1,) + shape + (1,) if len(shape) == 1 and ndim == 3 else (1,) * (ndim - len(shape) - (ndim == 3)) + shape + (1,) * (ndim == 3))
+    if len(shape) == 1:
+        tensor = unsqueeze(tensor, 0)
+    return unsqueeze(tensor, -1) if ndim == 3 else tensor
 
 
 def atleast_1d(*tensors: Any) -> Any:
