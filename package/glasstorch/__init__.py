@@ -45,6 +45,7 @@ from .autograd import inference_mode, is_inference_mode_enabled, set_detect_anom
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled  # noqa: F401
 from .utils import hooks as _hooks  # noqa: F401
 from . import accelerator, backends, distributions, nn
+from ._variable_functions import *  # noqa: F401,F403  torch.conv2d, torch.dropout, ... (ATen's names of F's ops)
 from . import optim
 from .utils import data as _utils_data  # noqa: F401  (glasstorch.utils.data, as torch.utils.data)
 from .serialization import load, save
