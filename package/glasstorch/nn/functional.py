@@ -400,6 +400,8 @@ def _feature_dropout(input: Tensor, p: float, training: bool, inplace: bool) -> 
 
 # --- activations ------------------------------------------------------------------------------
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return input.relu_() if inplace else ops.relu(input)
 
 

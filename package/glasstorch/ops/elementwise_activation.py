@@ -452,9 +452,11 @@ class SoftshrinkBackward0(Node):
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """x shrunk towards 0 by ``lambd`` (0 inside [-lambd, lambd])."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {lambd}.")
     _check_floating(input, "softshrink_cpu")
+    largest = float(np.finfo(_work(input._data[:0]).dtype if input._data.dtype.kind == "V" else input._data.dtype).max)
+    if not 0 <= lambd <= largest:
+        raise RuntimeError(f"lambda must be in range [0, {largest:g}] for input dtype "
+                           f"{input.dtype.legacy_name[:-6]}, but found {lambd:g}")
     x = _work(input._data)
     return _record(input, np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, 0)), SoftshrinkBackward0,
                    lambd=float(lambd))

@@ -106,10 +106,10 @@ _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 class EmbeddingBagBackward0(Node):
     """out[b] = reduce over the bag b of weight[indices] (sum, mean or max). The gradient of bag b
     goes to each of its rows: as is for sum (times its per_sample_weight), divided by the bag's
-    size for mean, to the row that gave each maximum for max. Padding rows get none.
+    size for mean, to the row that gave each maximum for max. Padding rows get none. Written with
+    tensor ops (``index_add``, ``scatter_add``), so it can be differentiated again.
     Simplified: PyTorch also saves ``result1``/``result2``/``result3`` (offset2bag, bag sizes, the
-    max's rows) as outputs of the op; glasstorch keeps them privately. Computed with numpy, so not
-    differentiable again."""
+    max's rows) as outputs of the op; glasstorch keeps them privately."""
 
     weight_: SavedTensor
     indices_: SavedTensor
@@ -122,25 +122,29 @@ class EmbeddingBagBackward0(Node):
     weight_sym_argsize_0: int
 
     def backward(self, grad: Tensor) -> tuple:
-        if grad._requires_grad:
-            raise RuntimeError("glasstorch: the double backward of embedding_bag is not implemented")
-        g = grad._data
-        bag_of, scale, chosen = self._bag_of, self._scale, self._chosen
+        kept = _wrap(np.flatnonzero(self._kept))  # the indices that count (not padding)
+        bag_grads = grad.index_select(0, _wrap(self._bag_of)).index_select(0, kept)  # each kept index's bag
         grad_weight = grad_per_sample = None
         if self.needs_input_grad(0):
-            grad_weight = np.zeros((self.weight_sym_argsize_0, g.shape[1]), dtype=g.dtype)
+            zeros = _wrap(np.zeros((self.weight_sym_argsize_0, grad.shape[1]), dtype=grad._data.dtype))
             if self.mode == 2:  # max: each bag's gradient goes to the row that gave each maximum
-                filled = chosen >= 0
-                columns = np.broadcast_to(np.arange(g.shape[1]), chosen.shape)
-                np.add.at(grad_weight, (chosen[filled], columns[filled]), g[filled])
+                filled = _wrap((self._chosen >= 0).astype(grad._data.dtype))
+                grad_weight = zeros.scatter_add(0, _wrap(np.maximum(self._chosen, 0)), grad * filled)
             else:
-                keep = self._kept
-                np.add.at(grad_weight, self._indices[keep], (g[bag_of] * scale[:, None])[keep])
-            grad_weight = _wrap(grad_weight)
+                grad_weight = zeros.index_add(0, _wrap(self._indices).index_select(0, kept),
+                                              bag_grads * self._scale_of().index_select(0, kept).unsqueeze(1))
         if self.needs_input_grad(1):  # sum mode only: d out[b] / d psw[i] = weight[indices[i]]
-            rows = self._saved_weight._data[self._indices]
-            grad_per_sample = _wrap(np.where(self._kept, (g[bag_of] * rows).sum(axis=1), 0).astype(g.dtype))
+            rows = self._saved_weight.index_select(0, _wrap(self._indices)).index_select(0, kept)
+            per_kept = (bag_grads * rows).sum(1)
+            grad_per_sample = _wrap(np.zeros(self._indices.shape, dtype=grad._data.dtype)).index_add(
+                0, kept, per_kept)
         return grad_weight, grad_per_sample
+
+    def _scale_of(self) -> Tensor:
+        """Each index's factor: its per_sample_weight (a tensor: its own gradient flows), or the
+        constant 1 (sum) or 1 / bag size (mean)."""
+        weights = self._saved_per_sample_weights
+        return weights if weights is not None else _wrap(self._scale)
 
 
 def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, mode: str, per_sample_weights: Tensor | None,
