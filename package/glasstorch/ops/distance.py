@@ -13,7 +13,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
-from ..dtypes import promoted_values
+from .._typename import scalar_type_name
+from ..dtypes import from_numpy_dtype, promoted_values
 from ._elementwise import broadcast_error
 from ._util import compute_requires_grad, set_history
 from .indexing import where
@@ -52,6 +53,9 @@ class DistBackward0(Node):
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """``||input - other||_p`` over all elements (the two broadcast together)."""
     a, b = promoted_values(input, other)  # (the dtype the subtraction would have)
+    if a.dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{scalar_type_name(from_numpy_dtype(a.dtype))} instead.")
     try:
         diff = np.abs(a - b)
     except ValueError:

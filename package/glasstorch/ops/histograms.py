@@ -52,7 +52,12 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0, *, out
     # histc places a value by (x - min) * bins / (max - min), as PyTorch computes it
     inside = values[(values >= low) & (values <= high)]
     position = np.minimum(((inside - low) * bins / (high - low)).astype(np.int64), bins - 1)
-    return _wrap(np.bincount(position, minlength=bins).astype(input._data.dtype))
+    result = _wrap(np.bincount(position, minlength=bins).astype(input._data.dtype))
+    if out is None:
+        return result
+    from ._arguments import write_out
+
+    return write_out(out, result)
 
 
 _histogram = namedtuple("histogram", ["hist", "bin_edges"])

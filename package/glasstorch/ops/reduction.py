@@ -20,6 +20,7 @@ import numpy as np
 from .. import dtypes
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
+from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node, SavedTensor
 from ._arguments import normalize_dims
 from ._util import compute_requires_grad, set_history
@@ -187,18 +188,24 @@ class _EvenlyDistributed(Node):
     result_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        self_, dims, keepdim = self._saved_self, self._reduced_dims(), self._kept()
-        kept = _restore_dims(self._saved_result, dims, keepdim)
-        winners = _wrap(self_._data == kept._data)
-        count = winners._data.sum(axis=dims, keepdims=True)
-        share = _restore_dims(grad, dims, keepdim) / _wrap(count.astype(grad._data.dtype))
-        return (share * winners,)
+        return (evenly_distribute_backward(grad, self._saved_self, self._saved_result, self._reduced_dims(),
+                                           self._kept()),)
 
     def _reduced_dims(self) -> tuple:
         return tuple(range(self.self_.data.ndim))  # a full max/min reduces every dim
 
     def _kept(self) -> bool:
         return False
+
+
+def evenly_distribute_backward(grad: Tensor, self_: Tensor, result: Tensor, dims: tuple, keepdim: bool) -> Tensor:
+    """The gradient of an extreme value (or a median) of ``self_`` over ``dims``: shared evenly by the
+    elements equal to it (PyTorch's ``evenly_distribute_backward``); a NaN result by the NaNs."""
+    kept = _restore_dims(result, dims, keepdim)._data
+    winners = (self_._data == kept) | (np.isnan(self_._data) & np.isnan(kept))
+    count = winners.sum(axis=dims, keepdims=True)
+    share = _restore_dims(grad, dims, keepdim) / _wrap(count.astype(grad._data.dtype))
+    return share * _wrap(winners)
 
 
 class MaxBackward1(_EvenlyDistributed):
@@ -233,6 +240,8 @@ class _IndexedReduction(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad: Tensor) -> tuple:
+        if not self.self_sym_sizes:  # a 0-dim input: its one element was picked
+            return (grad,)
         (dim,) = normalize_dims(self.dim, len(self.self_sym_sizes))
         one_hot = np.zeros(self.self_sym_sizes, dtype=bool)
         indices = self._saved_indices._data
@@ -372,9 +381,16 @@ def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
     if compute_requires_grad(input):
         node = VarBackward0(input)
         node.dim, node.keepdim, node.self_ = None if dim is None else dims, keepdim, SavedTensor(input)
-        node.correction = None if dim is None and correction == 1 else correction  # as PyTorch keeps it
+        node.correction = _saved_correction(dim, unbiased, correction)
         set_history(out, node)
     return out
+
+
+def _saved_correction(dim: Any, unbiased: bool | None, correction: Any) -> Any:
+    """The correction as PyTorch's var/std Nodes keep it: None for the default of a full reduction."""
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return None if dim is None and correction == 1 else correction
 
 
 def _reduced_shape(shape: tuple, dims: tuple, keepdim: bool) -> tuple:
@@ -392,6 +408,8 @@ class SoftmaxBackward0(Node):
 
     def backward(self, grad: Tensor) -> tuple:
         result = self._saved_result
+        if result._data.ndim == 0:  # the softmax of one number is 1, whatever the number
+            return (grad * 0,)
         return (result * (grad - (grad * result).sum(self.dim, keepdim=True)),)
 
 
@@ -402,6 +420,8 @@ class LogSoftmaxBackward0(Node):
     result_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
+        if grad._data.ndim == 0:  # the log_softmax of one number is 0, whatever the number
+            return (grad * 0,)
         return (grad - self._saved_result.exp() * grad.sum(self.dim, keepdim=True),)
 
 
@@ -545,15 +565,21 @@ class StdBackward0(Node):
     self_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        self_, result = self._saved_self, self._saved_result
-        dims = normalize_dims(self.dim, self_._data.ndim)
-        count = math.prod(self_._data.shape[d] for d in dims)
-        degrees = builtins.max(0, count - (1 if self.correction is None else self.correction))
-        centred = self_ - self_.mean(dims, keepdim=True)
-        # as PyTorch's std_backward: d std = d var / (2 std), taken as 0 where std = 0
-        grad_var = (grad / (result * 2)).masked_fill(_wrap(result._data == 0), 0.0)
-        scale = _restore_dims(grad_var, dims, self.keepdim) * 2
-        return (scale * centred / degrees if degrees else scale * centred * float("inf"),)
+        return (_std_backward(self, grad, self._saved_result),)
+
+
+def _std_backward(node: Node, grad: Tensor, result: Tensor) -> Tensor:
+    """The gradient of std (saved ``result``) for a Node that saves std's state (StdBackward0,
+    StdMeanBackward0)."""
+    self_ = node._saved_self
+    dims = normalize_dims(node.dim, self_._data.ndim)
+    count = math.prod(self_._data.shape[d] for d in dims)
+    degrees = builtins.max(0, count - (1 if node.correction is None else node.correction))
+    centred = self_ - self_.mean(dims, keepdim=True)
+    # as PyTorch's std_backward: d std = d var / (2 std), taken as 0 where std = 0
+    grad_var = (grad / (result * 2)).masked_fill(_wrap(result._data == 0), 0.0)
+    scale = _restore_dims(grad_var, dims, node.keepdim) * 2
+    return scale * centred / degrees if degrees else scale * centred * float("inf")
 
 
 def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
@@ -566,9 +592,7 @@ def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
     if compute_requires_grad(input):
         node = StdBackward0(input)
         node.dim, node.keepdim = None if dim is None else normalize_dims(dim, input._data.ndim), keepdim
-        if correction is None:
-            correction = 0 if unbiased is False else 1
-        node.correction = None if dim is None and correction == 1 else correction  # as PyTorch keeps it (var too)
+        node.correction = _saved_correction(dim, unbiased, correction)
         node.self_, node.result_ = SavedTensor(input), SavedTensor(result, is_output=True)
         set_history(result, node)
     return result
@@ -750,23 +774,82 @@ def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype:
     return result
 
 
+class _PairOutputNode(Node):
+    """One output of an op that returns two tensors from one Node in PyTorch (``var_mean``,
+    ``aminmax``). Simplified: glasstorch's Nodes have one output, so each output gets its own
+    Node of PyTorch's name and saved state; ``_output_nr`` says which output it is."""
+
+    _output_nr: int = 0
+
+
+class VarMeanBackward0(_PairOutputNode):
+    """(var, mean) = var_mean(self):  output 0 as VarBackward0, output 1 as MeanBackward1."""
+
+    correction: Any
+    dim: tuple | None
+    keepdim: bool
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        if self._output_nr == 0:
+            return VarBackward0.backward(self, grad)
+        return (_mean_backward(grad, normalize_dims(self.dim, self_._data.ndim), self.keepdim, self_._data.shape),)
+
+
+class StdMeanBackward0(_PairOutputNode):
+    """(std, mean) = std_mean(self):  output 0 as StdBackward0, output 1 as MeanBackward1.
+    PyTorch saves the std as ``result0``."""
+
+    correction: Any
+    dim: tuple | None
+    keepdim: bool
+    result0_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        if self._output_nr == 0:
+            return (_std_backward(self, grad, self._saved_result0),)
+        return (_mean_backward(grad, normalize_dims(self.dim, self_._data.ndim), self.keepdim, self_._data.shape),)
+
+
+def _mean_backward(grad: Tensor, dims: tuple, keepdim: bool, sizes: tuple) -> Tensor:
+    count = math.prod(sizes[d] for d in dims)
+    return _restore_dims(grad, dims, keepdim).expand(sizes) / count
+
+
+def _statistic_and_mean(statistic: Any, node_class: type, input: Tensor, dim: Any, unbiased: Any, keepdim: bool,
+                        correction: Any) -> tuple:
+    """``(statistic(input), mean(input))`` over the same dims, each output recorded by a ``node_class``
+    (VarMeanBackward0, StdMeanBackward0) that saves what the statistic's own Node saves."""
+    if isinstance(dim, bool):  # var_mean(unbiased) in the old positional form
+        dim, unbiased = None, dim
+    with no_grad():
+        spread = statistic(input, dim, unbiased, keepdim, correction=correction)
+        average = mean(input, tuple(range(input.dim())) if dim is None else dim, keepdim)
+    if compute_requires_grad(input):
+        for output_nr, out in enumerate((spread, average)):
+            node = node_class(input)
+            node.correction, node.keepdim = _saved_correction(dim, unbiased, correction), keepdim
+            node.self_ = SavedTensor(input)
+            node.dim = normalize_dims(dim, input._data.ndim) if dim is not None else None
+            if node_class is StdMeanBackward0:
+                node.result0_ = SavedTensor(spread, is_output=output_nr == 0)
+            node._output_nr = output_nr
+            set_history(out, node)
+    return spread, average
+
+
 def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(var, mean)`` over the same dims, in one call (PyTorch's ``torch.var_mean``). Simplified:
-    PyTorch records one ``VarMeanBackward0`` Node for both outputs; glasstorch records ``var``'s and
-    ``mean``'s own Nodes (the same gradients)."""
-    if isinstance(dim, bool):  # var_mean(unbiased) in the old positional form
-        dim, unbiased = None, dim
-    return (var(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, tuple(range(input.dim())) if dim is None else dim, keepdim))
+    PyTorch records one ``VarMeanBackward0`` Node for both outputs; glasstorch records one for each."""
+    return _statistic_and_mean(var, VarMeanBackward0, input, dim, unbiased, keepdim, correction)
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple:
     """``(std, mean)`` over the same dims, in one call (PyTorch's ``torch.std_mean``). Simplified:
-    PyTorch records one ``StdMeanBackward0`` Node for both outputs; glasstorch records ``std``'s and
-    ``mean``'s own Nodes (the same gradients)."""
-    if isinstance(dim, bool):  # std_mean(unbiased) in the old positional form
-        dim, unbiased = None, dim
-    return (std(input, dim, unbiased, keepdim, correction=correction),
-            mean(input, tuple(range(input.dim())) if dim is None else dim, keepdim))
+    PyTorch records one ``StdMeanBackward0`` Node for both outputs; glasstorch records one for each."""
+    return _statistic_and_mean(std, StdMeanBackward0, input, dim, unbiased, keepdim, correction)

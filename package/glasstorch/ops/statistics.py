@@ -3,10 +3,11 @@ PyTorch's own docstrings (issue 14): median, nanmedian, quantile, nanquantile, k
 aminmax, cummax, cummin, logcumsumexp, count_nonzero, nansum, nanmean, diff, cov, corrcoef.
 
 Mirrors ``aten/src/ATen/native/Sorting.cpp`` and ``ReduceOps.cpp``. Where an op picks elements
-(median, kthvalue, mode, cummax), numpy finds the indices and the values are *gathered* from the
-input, so the gradient flows to the picked elements as in PyTorch; the ``grad_fn`` is then
-``GatherBackward0`` (or the squeeze after it) where PyTorch records ``MedianBackward1``,
-``KthvalueBackward0`` .... The others are composed from differentiable ops.
+(median, kthvalue, mode, cummax), numpy finds the indices and the op records PyTorch's Node
+(``MedianBackward1``, ``KthvalueBackward0``, ``CummaxBackward0`` ...), whose backward sends each
+gradient back to the picked element. ``median()`` of a whole tensor shares it among equal
+elements, as ``max()`` does. quantile, nanmean, diff, cov and corrcoef are composed from
+differentiable ops, as in PyTorch (whose last op names their ``grad_fn``).
 """
 from __future__ import annotations
 
@@ -16,8 +17,13 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
+from ..autograd.grad_mode import no_grad
+from ..autograd.graph import Node, SavedTensor
+from ._arguments import normalize_dims
+from ._util import compute_requires_grad, set_history
 from .indexing import where
-from .reduction import _return_type
+from .reduction import (_as_given, _EvenlyDistributed, _IndexedReduction, _PairOutputNode, _restore_dims,
+                        _return_type, _reverse_cumsum, evenly_distribute_backward)
 
 return_types_median = _return_type("median")
 return_types_nanmedian = _return_type("nanmedian")
@@ -34,28 +40,70 @@ def _axis(input: Tensor, dim: int) -> int:
     return dim % ndim
 
 
-def _picked(input: Tensor, index: np.ndarray, axis: int, keepdim: bool, return_type: type) -> Any:
-    """``(values, indices)``: the input's elements at ``index`` (kept dims) along ``axis``."""
-    source = input if input.dim() else input.reshape(1)
-    indices = _wrap(index.astype(np.int64))
-    values = source.gather(axis, indices)
-    if not keepdim or input.dim() == 0:
-        values, indices = values.squeeze(axis), indices.squeeze(axis)
-    if input.dim() == 0:
-        values, indices = values.reshape(()), indices.reshape(())
-    return return_type(values, indices)
+class MedianBackward0(_EvenlyDistributed):
+    """out = self.median():  the gradient is shared by the elements equal to the median."""
 
 
-def _median(input: Tensor, dim: int | None, keepdim: bool, ignore_nan: bool, return_type: type) -> Any:
+class NanmedianBackward0(_EvenlyDistributed):
+    """out = self.nanmedian():  as MedianBackward0."""
+
+
+class MedianBackward1(_IndexedReduction):
+    """(values, indices) = self.median(dim):  each gradient goes to the element at its index."""
+
+
+class NanmedianBackward1(_IndexedReduction):
+    """(values, indices) = self.nanmedian(dim):  as MedianBackward1."""
+
+
+class KthvalueBackward0(_IndexedReduction):
+    """(values, indices) = self.kthvalue(k, dim):  each gradient goes to the element at its index."""
+
+
+class ModeBackward0(_IndexedReduction):
+    """(values, indices) = self.mode(dim):  each gradient goes to the element at its index."""
+
+
+def _picked(input: Tensor, index: np.ndarray, axis: int, keepdim: bool, node_class: type, return_type: type,
+            dim: int) -> Any:
+    """``(values, indices)``: the input's elements at ``index`` (kept dims) along ``axis``, recorded
+    by ``node_class`` (an indexed reduction: the gradient goes back to those elements)."""
+    data = input._data.reshape(input._data.shape or (1,))
+    values = np.take_along_axis(data, index, axis=axis)
+    if not keepdim:
+        values, index = np.squeeze(values, axis), np.squeeze(index, axis)
+    shape = values.shape if input.dim() else ()
+    out, indices = _wrap(values.reshape(shape)), _wrap(index.astype(np.int64).reshape(shape))
+    if compute_requires_grad(input):
+        node = node_class(input)
+        node.dim, node.keepdim, node.self_sym_sizes = dim, keepdim, input._data.shape
+        node.indices_ = SavedTensor(indices, is_output=True)  # output 1: the indices
+        set_history(out, node)
+    return return_type(out, indices)
+
+
+def _median_of_all(input: Tensor, ignore_nan: bool, node_class: type) -> Tensor:
+    """The lower median of every element (NaN if one is NaN, unless ``ignore_nan``)."""
+    data = input._data.reshape(-1)
+    nans = np.isnan(data) if data.dtype.kind == "f" else np.zeros(data.shape, bool)
+    kept = data[~nans] if ignore_nan else data
+    if kept.size == 0 or (not ignore_nan and nans.any()):
+        value = np.nan  # (an empty tensor, or a NaN that median does not skip)
+    else:
+        value = np.sort(kept)[(kept.size - 1) // 2]
+    out = _wrap(np.asarray(value, dtype=data.dtype))
+    if compute_requires_grad(input):
+        node = node_class(input)
+        node.self_, node.result_ = SavedTensor(input), SavedTensor(out, is_output=True)
+        set_history(out, node)
+    return out
+
+
+def _median(input: Tensor, dim: int | None, keepdim: bool, ignore_nan: bool) -> Any:
     if dim is None:
-        flat = input.reshape(-1)
-        data = flat._data
-        if data.size == 0:
-            return _wrap(np.array(np.nan, dtype=data.dtype))
-        count = int((~np.isnan(data)).sum()) if ignore_nan and data.dtype.kind == "f" else data.size
-        if not ignore_nan and data.dtype.kind == "f" and np.isnan(data).any():
-            return flat[int(np.argmax(np.isnan(data)))]
-        return flat[int(np.argsort(data, kind="stable")[(max(count, 1) - 1) // 2])]
+        return _median_of_all(input, ignore_nan, NanmedianBackward0 if ignore_nan else MedianBackward0)
+    node_class, return_type = ((NanmedianBackward1, return_types_nanmedian) if ignore_nan else
+                               (MedianBackward1, return_types_median))
     axis = _axis(input, dim)
     data = input._data.reshape(input._data.shape or (1,))
     if data.shape[axis] == 0:
@@ -71,18 +119,18 @@ def _median(input: Tensor, dim: int | None, keepdim: bool, ignore_nan: bool, ret
     else:
         k = np.full(tuple(1 if i == axis else n for i, n in enumerate(data.shape)), (data.shape[axis] - 1) // 2)
         index = np.take_along_axis(np.argsort(data, axis=axis, kind="stable"), k, axis=axis)
-    return _picked(input, index, axis, keepdim, return_type)
+    return _picked(input, index, axis, keepdim, node_class, return_type, dim)
 
 
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """The lower median (of an even count, the smaller of the two middle values). Without ``dim``:
     one value of the whole tensor; with ``dim``: ``(values, indices)``. A NaN makes it NaN."""
-    return _median(input, dim, keepdim, False, return_types_median)
+    return _median(input, dim, keepdim, False)
 
 
 def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     """``median`` of the values that are not NaN."""
-    return _median(input, dim, keepdim, True, return_types_nanmedian)
+    return _median(input, dim, keepdim, True)
 
 
 def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolation: str, ignore_nan: bool,
@@ -131,12 +179,20 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
             value = value.reshape([1] * input.dim()) if keepdim else value.reshape(())
         elif not keepdim:
             value = value.squeeze(axis) if input.dim() else value.reshape(())
-        results.append(value)
-    if q_values.ndim == 0:
-        return results[0]
-    from .shape import stack
+        results.append(value.unsqueeze(-1))
+    return _quantiles_first(results, scalar_q=q_values.ndim == 0)
 
-    return stack(results, 0)
+
+def _quantiles_first(results: list, scalar_q: bool) -> Tensor:
+    """The quantiles (each with a last dim of size 1) as PyTorch lays them out and records them: for
+    a scalar q the last dim is squeezed away in place (hence ``SqueezeBackward4``); for a 1-D q it
+    is moved first, then squeezed."""
+    from .shape import SqueezeBackward4, cat, squeeze
+
+    values = cat(results, -1) if len(results) > 1 else results[0]
+    if not scalar_q:
+        values = values.unsqueeze(0).transpose(0, -1)
+    return squeeze(values, -1, _node_class=SqueezeBackward4)
 
 
 def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
@@ -160,7 +216,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     k_index = np.full(tuple(1 if i == axis else n for i, n in enumerate(data.shape)), k - 1)
     index = np.take_along_axis(np.argsort(data, axis=axis, kind="stable"), k_index, axis=axis)
-    return _picked(input, index, axis, keepdim, return_types_kthvalue)
+    return _picked(input, index, axis, keepdim, KthvalueBackward0, return_types_kthvalue, dim)
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
@@ -175,7 +231,26 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
         best = values[np.argmax(counts)]
         index[r] = np.flatnonzero(row == best)[-1]
     index = np.moveaxis(index.reshape(data.shape[:-1] + (1,)), -1, axis)
-    return _picked(input, index, axis, keepdim, return_types_mode)
+    return _picked(input, index, axis, keepdim, ModeBackward0, return_types_mode, dim)
+
+
+class CummaxBackward0(Node):
+    """(values, indices) = self.cummax(dim):  each gradient goes to the element where its running
+    maximum was reached (several outputs may send theirs to the same element: they add up)."""
+
+    dim: int
+    indices_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        if self_.dim() == 0:
+            return (grad,)
+        return (self_.new_zeros(self_.shape).scatter_add(self.dim, self._saved_indices, grad),)
+
+
+class CumminBackward0(CummaxBackward0):
+    """(values, indices) = self.cummin(dim):  as CummaxBackward0."""
 
 
 def _cumulative_extreme(input: Tensor, dim: int, largest: bool, return_type: type) -> Any:
@@ -193,10 +268,14 @@ def _cumulative_extreme(input: Tensor, dim: int, largest: bool, return_type: typ
     else:
         hit = data == best
     index = np.maximum.accumulate(np.where(hit, positions, 0), axis=axis)
-    result = _picked(input, index.reshape(data.shape), axis, True, return_type)
-    if input.dim() == 0:
-        return return_type(result.values.reshape(()), result.indices.reshape(()))
-    return result
+    values = _wrap(np.take_along_axis(data, index, axis=axis).reshape(input._data.shape))
+    indices = _wrap(index.astype(np.int64).reshape(input._data.shape))
+    if compute_requires_grad(input):
+        node = (CummaxBackward0 if largest else CumminBackward0)(input)
+        node.dim, node.self_ = dim, SavedTensor(input)
+        node.indices_ = SavedTensor(indices, is_output=True)  # output 1: the indices
+        set_history(values, node)
+    return return_type(values, indices)
 
 
 def cummax(input: Tensor, dim: int) -> Any:
@@ -209,19 +288,76 @@ def cummin(input: Tensor, dim: int) -> Any:
     return _cumulative_extreme(input, dim, False, return_types_cummin)
 
 
+class LogcumsumexpBackward0(Node):
+    """out_j = log(sum_{i<=j} exp(x_i)):  d/dx_i = sum_{j>=i} grad_j * exp(x_i - out_j), computed as
+    exp(x_i - m) * (cumulative sum from the end of grad_j * exp(m - out_j)), with m the largest x
+    along the dim (so neither exponential overflows unless the values span more than ~700).
+    Simplified: PyTorch's backward is stable over any span (it works in log space)."""
+
+    dim: int
+    result_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, result = self._saved_self, self._saved_result
+        if self_.dim() == 0:
+            return (grad,)
+        axis = self.dim % self_.dim()
+        peak = _wrap(_finite_max(self_._data, axis))  # a constant: the result does not depend on it
+        return ((self_ - peak).exp() * _reverse_cumsum(grad * (peak - result).exp(), axis),)
+
+
+def _finite_max(data: np.ndarray, axis: int) -> np.ndarray:
+    """The max along ``axis`` (kept), 0 where it is not finite (all -inf must not give nan)."""
+    return np.nan_to_num(np.max(data, axis=axis, keepdims=True), neginf=0.0, posinf=0.0)
+
+
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(x))) along ``dim``, shifted by the max so that exp never overflows."""
     axis = _axis(input, dim)
-    if input.numel() == 0:
-        return input.clone()
-    shift = _wrap(np.nan_to_num(np.max(input._data, axis=axis, keepdims=True), neginf=0.0, posinf=0.0))
-    return (input - shift).exp().cumsum(axis).log() + shift
+    data = input._data.reshape(input._data.shape or (1,))
+    if data.size:
+        shift = _finite_max(data, axis)
+        with np.errstate(divide="ignore"):
+            data = np.log(np.cumsum(np.exp(data - shift), axis=axis)) + shift
+    out = _wrap(np.asarray(data.reshape(input._data.shape), dtype=input._data.dtype))
+    if compute_requires_grad(input):
+        node = LogcumsumexpBackward0(input)
+        node.dim, node.self_, node.result_ = dim, SavedTensor(input), SavedTensor(out, is_output=True)
+        set_history(out, node)
+    return out
+
+
+class AminmaxBackward0(_PairOutputNode):
+    """(min, max) = self.aminmax(dim):  each output's gradient is shared by the elements equal to it
+    (output 0: the minimum, output 1: the maximum), as amin's and amax's."""
+
+    dim: int | None
+    keepdim: bool
+    max_: SavedTensor
+    min_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        result = self._saved_min if self._output_nr == 0 else self._saved_max
+        dims = normalize_dims(self.dim, self_.dim()) if self_.dim() else ()
+        return (evenly_distribute_backward(grad, self_, result, dims, self.keepdim),)
 
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` in one call."""
-    dims = () if dim is None else dim
-    return return_types_aminmax(input.amin(dims, keepdim), input.amax(dims, keepdim))
+    with no_grad():
+        low, high = input.amin(() if dim is None else dim, keepdim), input.amax(() if dim is None else dim, keepdim)
+    if compute_requires_grad(input):
+        for output_nr, out in enumerate((low, high)):
+            node = AminmaxBackward0(input)
+            node.dim, node.keepdim, node.self_ = dim, keepdim, SavedTensor(input)
+            node.min_ = SavedTensor(low, is_output=output_nr == 0)
+            node.max_ = SavedTensor(high, is_output=output_nr == 1)
+            node._output_nr = output_nr
+            set_history(out, node)
+    return return_types_aminmax(low, high)
 
 
 class return_types_aminmax(tuple):
@@ -241,13 +377,35 @@ class return_types_aminmax(tuple):
 
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """How many elements are nonzero (along ``dim``), as int64."""
-    return _wrap(np.asarray(np.count_nonzero(input._data, axis=dim), dtype=np.int64))
+    axis = None if dim is None else normalize_dims(dim, input.dim())  # (PyTorch's IndexError for a bad dim)
+    return _wrap(np.asarray(np.count_nonzero(input._data, axis=axis), dtype=np.int64))
+
+
+class NansumBackward0(Node):
+    """out = self.nansum(dim):  every element that is not NaN gets its slice's gradient; a NaN, 0."""
+
+    dim: tuple | None
+    keepdim: bool
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_ = self._saved_self
+        dims = normalize_dims(self.dim, self_.dim())
+        counted = _wrap(~np.isnan(self_._data))
+        return (_restore_dims(grad, dims, self.keepdim).expand(self_.shape) * counted,)
 
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum, with each NaN counted as 0."""
-    kept = input if input._data.dtype.kind != "f" else where(_wrap(np.isnan(input._data)), 0.0, input)
-    return _sum(kept, dim, keepdim, dtype)
+    data = input._data
+    kept = input if data.dtype.kind != "f" else _wrap(np.where(np.isnan(data), 0, data))
+    with no_grad():
+        out = _sum(kept, dim, keepdim, dtype)
+    if compute_requires_grad(input):
+        node = NansumBackward0(input)
+        node.dim, node.keepdim, node.self_ = None if dim is None else _as_given(dim), keepdim, SavedTensor(input)
+        set_history(out, node)
+    return out
 
 
 def _sum(input: Tensor, dim: Any, keepdim: bool, dtype: Any = None) -> Tensor:
@@ -270,6 +428,9 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     if input.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     axis = _axis(input, dim)
+    if n == 0:
+        # no difference taken: a copy of the input, prepend and append unused (as PyTorch, CopyBackwards)
+        return input.new_empty(input.shape).copy_(input)
     parts = [t for t in (prepend, input, append) if t is not None]
     x = cat(parts, axis) if len(parts) > 1 else input
     for _ in range(n):
@@ -378,7 +539,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, a
     centred = x - avg.unsqueeze(1)
     weighted = centred if w is None else centred * w
     result = centred.matmul(weighted.t()) / norm_factor
-    return result.squeeze() if input.dim() < 2 else result
+    return result.squeeze()  # (a single variable's covariance is a number, as in PyTorch)
 
 
 def corrcoef(input: Tensor) -> Tensor:
