@@ -59,6 +59,7 @@ negative = neg
 subtract = sub
 multiply = mul
 divide = true_divide = div
+not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
 
 arccos, arcsin, arctan = acos, asin, atan
 arccosh, arcsinh, arctanh = acosh, asinh, atanh
@@ -75,7 +76,13 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
               "log10", "asin", "acos", "atan", "atan2", "ceil", "floor", "round", "trunc", "frac", "sign",
               "reciprocal", "rsqrt", "index_select", "gather", "masked_select", "flip", "roll", "tril", "triu",
               "cross", "baddbmm", "einsum", "multinomial", "bernoulli", "cumsum", "cumprod", "softmax", "log_softmax",
-              "prod", "logical_and", "logical_or", "logical_not", "logical_xor"):
+              "prod", "logical_and", "logical_or", "logical_not", "logical_xor",
+              # the rest of the elementwise family (tests/op_db/pointwise.py checks each against PyTorch)
+              "acosh", "asinh", "atanh", "cosh", "sinh", "tan", "expm1", "log1p", "sgn", "square", "digamma", "lgamma",
+              "rad2deg", "deg2rad", "nan_to_num", "float_power", "fmod", "remainder", "floor_divide", "fmax", "fmin",
+              "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "ldexp", "lerp", "addcmul", "addcdiv", "nextafter",
+              "heaviside", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_or",
+              "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge"):
     if "out" not in _inspect.signature(globals()[_name]).parameters:
         globals()[_name] = _with_out(globals()[_name])
 for _name, _value in list(globals().items()):

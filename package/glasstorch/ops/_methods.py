@@ -145,7 +145,7 @@ _TENSOR_API_METHODS = {
 for _name, _function in {**_UNARY, "sin": pointwise.sin, "cos": pointwise.cos, "tanh": pointwise.tanh,
                          "sigmoid": pointwise.sigmoid, "log": pointwise.log, "sqrt": pointwise.sqrt,
                          "abs": pointwise.abs, "sign": pointwise.sign, "reciprocal": arithmetic.reciprocal,
-                         "atan2": pointwise.atan2}.items():
+                         "atan2": pointwise.atan2, "sgn": pointwise.sgn}.items():
     if not hasattr(Tensor, _name + "_") and _name + "_" not in _TENSOR_API_METHODS:
         _TENSOR_API_METHODS[_name + "_"] = _inplace_twin(_function)
 
@@ -177,6 +177,9 @@ _TENSOR_API_METHODS.update(cholesky=linalg_solve.cholesky_deprecated,
                            polygamma=lambda self, n: gamma_functions.polygamma(n, self),
                            lgamma_=_inplace_twin(gamma_functions.lgamma), digamma_=_inplace_twin(gamma_functions.digamma))
 _TENSOR_API_METHODS.update(index_put=indexing.index_put, index_put_=indexing.index_put_)
+_TENSOR_API_METHODS.update(float_power_=inplace.float_power_, bitwise_and=comparison.bitwise_and,
+                           bitwise_or=comparison.bitwise_or, bitwise_xor=comparison.bitwise_xor,
+                           bitwise_not=comparison.bitwise_not)
 _TENSOR_API_METHODS.update(addmv_=_inplace_twin(linalg_more.addmv), addr_=_inplace_twin(linalg_more.addr),
                            addbmm_=_inplace_twin(linalg_more.addbmm))
 from . import special  # noqa: E402
@@ -194,7 +197,8 @@ Tensor.H = property(real_tensors.H, doc="The conjugate transpose of a matrix.")
 Tensor.mH = property(real_tensors.mH, doc="The conjugate transpose of a batch of matrices.")
 for _name in ("addcmul", "addcdiv", "lerp", "hypot", "copysign", "fmod", "remainder", "floor_divide", "float_power",
               "ldexp", "xlogy", "gcd", "lcm", "logical_xor", "nan_to_num", "rad2deg", "deg2rad",
-              "bitwise_left_shift", "bitwise_right_shift"):
+              "bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
+              "nextafter", "heaviside"):
     _TENSOR_API_METHODS.setdefault(_name + "_", _inplace_twin(_TENSOR_API_METHODS[_name]))
 
 for _name, _function in _TENSOR_API_METHODS.items():
