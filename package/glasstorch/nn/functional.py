@@ -49,7 +49,6 @@ from ..ops import loss as _loss
 from ..ops import normalization as _normalization
 from ..ops import pooling as _pool
 from ..ops.conv import _SCALAR_NAMES, convolution, pad_for_convolution
-from ..ops.loss import mse_loss  # noqa: F401 - PyTorch's F.mse_loss is the op itself here
 from ..ops.pooling import adaptive_avg_pool2d as _adaptive_avg_pool2d
 from ..ops.pooling import avg_pool2d  # noqa: F401 - PyTorch's F.avg_pool2d is the op itself
 from ..ops import elementwise_activation as _elementwise
@@ -980,11 +979,22 @@ def _warn_target_size(input: Tensor, target: Tensor) -> None:
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
-    """Quadratic for |input - target| < delta, linear beyond: robust to outliers."""
+    """Quadratic for |input - target| < delta, linear beyond: robust to outliers. With ``weight``
+    (elementwise), PyTorch weighs the unreduced loss, and 'mean' is the plain mean of that."""
     _warn_target_size(input, target)
-    if weight is not None:
-        raise NotImplementedError("glasstorch's huber_loss has no weight argument yet")
-    return _robust.huber_loss(input, target, reduction, delta)
+    if weight is None:
+        return _robust.huber_loss(input, target, reduction, delta)
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    input, target = _loss._broadcast_pair(input, target)
+    return _loss.weighted_reduction(_robust.huber_loss(input, target, "none", delta), weight, reduction,
+                                    mean_by_weight=False)
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
+             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """The mean (or sum, or elementwise) squared error; ``weight`` weighs each element."""
+    return _loss.mse_loss(input, target, _reduction(size_average, reduce, reduction), weight)
 
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
@@ -1136,8 +1146,8 @@ def avg_pool1d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
     """Average pooling to a fixed length, run as a 2-D pooling of height 1 (``SqueezeBackward1``)."""
     if input.dim() not in (2, 3):
-        raise RuntimeError(f"adaptive_avg_pool1d() argument 'input' should have 2 or 3 dimensions, but got "
-                           f"{input.dim()}")
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for adaptive_avg_pool1d)")
     size = output_size if isinstance(output_size, int) else tuple(output_size)[0]
     return _adaptive_avg_pool2d(input.unsqueeze(-2), [1, size]).squeeze(-2)
 
