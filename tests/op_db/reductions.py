@@ -15,7 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes
 
-from .core import (MATRICES, NONEMPTY_DIMS, SHAPES, ErrorInput, NoGrad, OpInfo, SampleInput, array, dim_of,
+from .core import (NONEMPTY_DIMS, SHAPES, ErrorInput, NoGrad, OpInfo, SampleInput, array, binary, dim_of,
                    values_of)
 
 # --- drawing samples -------------------------------------------------------------------------
@@ -127,12 +127,6 @@ def statistic(kind: str = "any", *, dims: bool = True) -> Callable:
     return samples
 
 
-def broadcast_pair(kind: str = "any", **kwargs: Any) -> Callable:
-    from .core import binary
-
-    return binary(kind, kind, **kwargs)
-
-
 def scalar_dim_tensor(name: str) -> Callable:
     """A 0-dim tensor reduced along dim 0 or -1 (PyTorch accepts it as a 1-element dim)."""
     def samples(draw: Callable) -> SampleInput:
@@ -160,7 +154,8 @@ def kthvalue_samples(draw: Callable) -> SampleInput:
 def topk_samples(draw: Callable) -> SampleInput:
     shape = draw(NONEMPTY_DIMS)
     dim = dim_of(draw, shape)
-    return SampleInput(array(draw, shape, "distinct"), (draw(st.integers(0, shape[dim])),),
+    # (k >= 1: with k = 0 the gradient is empty, which gradgradcheck refuses as an input of stride 0)
+    return SampleInput(array(draw, shape, "distinct"), (draw(st.integers(1, shape[dim])),),
                        {"dim": dim, "largest": draw(st.booleans())})
 
 
@@ -271,7 +266,7 @@ def histogramdd_samples(draw: Callable) -> SampleInput:
 
 
 def dist_samples(draw: Callable) -> SampleInput:
-    sample = broadcast_pair("any")(draw)
+    sample = binary("odd", "even")(draw)  # never equal elements: |a - b| has a kink at 0
     return SampleInput(sample.input, sample.args + (draw(st.sampled_from([0.5, 1.0, 2.0, 3.0, float("inf")])),))
 
 
@@ -343,12 +338,12 @@ OPS = [
     OpInfo("max", along("distinct"), variant="dim", other_dtypes=("int64",)),
     OpInfo("max", along("ties", keepdim=False), variant="dim-ties",  # the first of equal values (documented)
            skips=NOT_DIFFERENTIABLE_AT_TIES),
-    OpInfo("max", broadcast_pair("distinct"), variant="binary"),
+    OpInfo("max", binary("odd", "even"), variant="binary"),  # (max(a, b): maximum)
     OpInfo("min", full("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(-3))),
     OpInfo("min", full("ties"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("min", along("distinct"), variant="dim", other_dtypes=("int64",)),
     OpInfo("min", along("ties", keepdim=False), variant="dim-ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
-    OpInfo("min", broadcast_pair("distinct"), variant="binary"),
+    OpInfo("min", binary("odd", "even"), variant="binary"),
     OpInfo("amax", along("distinct", dims=True), other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2), ErrorInput(SampleInput(np.ones((0, 2)), (0,)), IndexError,
                                                       "Expected reduction dim 0 to have non-zero size"))),
@@ -403,10 +398,10 @@ OPS = [
     OpInfo("cummin", scan_samples("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(-3))),
     # order statistics
     OpInfo("median", full("distinct"), other_dtypes=("int64",)),
-    OpInfo("median", along("distinct"), variant="dim", other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
+    OpInfo("median", along("distinct"), variant="dim", error_inputs=errors(bad_dim(2))),
     OpInfo("nanmedian", full("nan", NAN_SHAPES)),
     OpInfo("nanmedian", along("nan", shapes=NAN_SHAPES), variant="dim", error_inputs=errors(bad_dim(-3))),
-    OpInfo("kthvalue", kthvalue_samples, other_dtypes=("int64",),
+    OpInfo("kthvalue", kthvalue_samples,  # (no int64: rounded values tie, and which index wins is not documented)
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (4, 1)), RuntimeError,
                                           "selected number k out of range"), bad_dim(1, 2))),
     OpInfo("mode", mode_samples, skips=NOT_DIFFERENTIABLE_AT_TIES, other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
@@ -431,7 +426,8 @@ OPS = [
     OpInfo("gradient", gradient_coordinates, variant="coordinates", method=False),
     OpInfo("cov", cov_samples, error_inputs=errors(
         ErrorInput(SampleInput(np.ones((2, 2, 2))), RuntimeError, "expected input to have two or fewer dimensions"))),
-    OpInfo("corrcoef", full("any", st.sampled_from([(2, 4), (3, 3), (3,), (1, 4)]))),
+    OpInfo("corrcoef", full("any", st.sampled_from([(2, 4), (3, 3), (3,), (1, 4)])),
+           tolerances={"float32": (1e-4, 1e-5)}),  # a quotient of sums: float32 rounding grows
     # sorting and selecting
     OpInfo("sort", along("distinct", keepdim=False, descending=True), other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2))),

@@ -21,18 +21,30 @@ def _check_floating(input: Tensor, name: str) -> None:
         raise NotImplementedError(f"\"{name}\" not implemented for '{input.dtype.legacy_name[:-len('Tensor')]}'")
 
 
-def _range_of(values: np.ndarray, low: float, high: float) -> tuple:
-    """PyTorch's default range: the data's min and max when low == high, widened by 1 on each side
+def _range_of(values: np.ndarray, low: float, high: float, widen: float = 1.0) -> tuple:
+    """histc's range: the data's min and max when low == high, widened by ``widen`` on each side
     when those are equal too."""
     if low == high and values.size:
         low, high = float(values.min()), float(values.max())
+    return _checked_range(low, high, widen)
+
+
+def _checked_range(low: float, high: float, widen: float) -> tuple:
     if low == high:
-        low, high = low - 1, high + 1
+        low, high = low - widen, high + widen
     if low > high:
         raise RuntimeError("max must be larger than min")
     if not (np.isfinite(low) and np.isfinite(high)):
         raise RuntimeError(f"range of [{low}, {high}] is not finite")
     return low, high
+
+
+def _histogram_range(values: np.ndarray, bounds: Any) -> tuple:
+    """histogram's range: the one given, else the data's min and max (0 and 0 without data);
+    equal ends are widened by 0.5 on each side (histc widens by 1)."""
+    if bounds is None:
+        bounds = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
+    return _checked_range(float(bounds[0]), float(bounds[1]), 0.5)
 
 
 def _counts(values: np.ndarray, edges: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
@@ -86,7 +98,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     else:
         if int(bins) <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-        low, high = _range_of(values, *(range if range is not None else (0.0, 0.0)))
+        low, high = _histogram_range(values, range)
         edges = np.linspace(low, high, int(bins) + 1).astype(dtype)
     if weight is not None and weight._data.shape != input._data.shape:
         raise RuntimeError("torch.histogram(): if weight tensor is provided it should have the same shape as the input tensor")
@@ -129,7 +141,7 @@ def histogramdd(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor |
         if isinstance(b, Tensor):
             edges.append(b._data.astype(dtype))
         else:
-            low, high = _range_of(points[:, d], *((range[2 * d], range[2 * d + 1]) if range is not None else (0.0, 0.0)))
+            low, high = _histogram_range(points[:, d], None if range is None else range[2 * d:2 * d + 2])
             edges.append(np.linspace(low, high, int(b) + 1).astype(dtype))
     inside = np.ones(len(points), dtype=bool)
     places = []

@@ -38,6 +38,10 @@ class SortBackward0(Node):
         return (scatter(zeros, self.dim % len(shape), indices, grad).reshape(self.self_sym_sizes),)
 
 
+class SortBackward1(SortBackward0):
+    """sort(..., stable=...) (the overload with the ``stable`` keyword): as SortBackward0."""
+
+
 class TopkBackward0(SortBackward0):
     pass
 
@@ -69,11 +73,12 @@ def _selected(input: Tensor, axis: int, indices: np.ndarray, node_class: type, r
     return return_type(out, indices)
 
 
-def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = False) -> Any:
-    """``(values, indices)``: the values in order along ``dim``, and where each came from."""
+def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool | None = None) -> Any:
+    """``(values, indices)``: the values in order along ``dim``, and where each came from. (Always
+    stable here; given ``stable=``, PyTorch calls another overload, whose Node is SortBackward1.)"""
     axis = _dim_of(input, dim)
     order = _argsort(input._data.reshape(input._data.shape or (1,)), axis, descending)
-    return _selected(input, axis, order, SortBackward0, return_types_sort, dim)
+    return _selected(input, axis, order, SortBackward0 if stable is None else SortBackward1, return_types_sort, dim)
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
