@@ -50,6 +50,8 @@ from .linalg_more import addbmm, addmv, addr, cdist, chain_matmul, cumulative_tr
 from .linalg_solve import cholesky_deprecated as cholesky, inverse, triangular_solve
 from .gamma_functions import digamma, lgamma, polygamma
 from .linalg_lu import lu, lu_solve, lu_unpack
+from .linalg_decompositions import pinverse, qr, slogdet
+from .linalg_functions import cholesky_inverse, cholesky_solve, matrix_exp, matrix_power, vdot
 from .special import erf, erfc, erfinv, exp2, logit, sinc
 from .real_tensors import adjoint, conj, imag, is_complex, is_conj, is_neg, isreal, real, resolve_conj, resolve_neg
 from . import _methods  # noqa: F401  (binds the ops to Tensor)

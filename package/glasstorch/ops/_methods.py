@@ -177,6 +177,12 @@ _TENSOR_API_METHODS.update(cholesky=linalg_solve.cholesky_deprecated,
                            polygamma=lambda self, n: gamma_functions.polygamma(n, self),
                            lgamma_=_inplace_twin(gamma_functions.lgamma), digamma_=_inplace_twin(gamma_functions.digamma))
 _TENSOR_API_METHODS.update(index_put=indexing.index_put, index_put_=indexing.index_put_)
+from . import linalg_decompositions, linalg_functions  # noqa: E402
+
+_TENSOR_API_METHODS.update({name: getattr(module, name) for module, names in (
+    (linalg_decompositions, "slogdet qr pinverse"),
+    (linalg_functions, "matrix_power matrix_exp vdot cholesky_solve cholesky_inverse"),
+) for name in names.split()})
 _TENSOR_API_METHODS.update(float_power_=inplace.float_power_, bitwise_and=comparison.bitwise_and,
                            bitwise_or=comparison.bitwise_or, bitwise_xor=comparison.bitwise_xor,
                            bitwise_not=comparison.bitwise_not)
