@@ -173,12 +173,15 @@ LINEAR_AND_DROPOUT = [
 
 
 # --- losses ------------------------------------------------------------------------------------
-def _pair_loss(target_kind: str = "any", input_kind: str = "any", **kwargs: Any) -> Callable:
-    """(input, target) of one shape, both leaves; a reduction drawn."""
+def _pair_loss(target_kind: str = "any", input_kind: str = "any", *, weighted: bool = False,
+               **kwargs: Any) -> Callable:
+    """(input, target) of one shape, both leaves; a reduction drawn; ``weighted``: an elementwise
+    weight (a leaf too: PyTorch composes the weighted losses, so it gets a gradient)."""
     def samples(draw: Callable) -> SampleInput:
         shape = draw(SHAPES)
+        weight = {"weight": array(draw, shape, "positive")} if weighted else {}
         return SampleInput(array(draw, shape, input_kind), (array(draw, shape, target_kind),),
-                           {"reduction": draw(REDUCTIONS), **kwargs})
+                           {"reduction": draw(REDUCTIONS), **weight, **kwargs})
 
     return samples
 
@@ -344,10 +347,14 @@ def _ctc_samples(draw: Callable) -> SampleInput:
 LOSSES = [
     OpInfo(F + "mse_loss", _pair_loss(), error_inputs=_errors(
         (SampleInput(_a(2), (_a(3),)), RuntimeError, "must match the size"))),
+    OpInfo(F + "mse_loss", _pair_loss(weighted=True), variant="weight", error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3),), {"weight": _a(3)}), ValueError, "Weights and input must have the same size"))),
     OpInfo(F + "l1_loss", _pair_loss("odd", "even")),
+    OpInfo(F + "l1_loss", _pair_loss("odd", "even", weighted=True), variant="weight"),
     OpInfo(F + "smooth_l1_loss", _pair_loss("odd", "even", beta=0.25)),
     OpInfo(F + "smooth_l1_loss", _pair_loss("odd", "even", beta=0.0), variant="beta0"),
     OpInfo(F + "huber_loss", _pair_loss("odd", "even", delta=0.25)),
+    OpInfo(F + "huber_loss", _pair_loss("odd", "even", weighted=True, delta=0.25), variant="weight"),
     OpInfo(F + "cross_entropy", _class_samples(False), error_inputs=_errors(
         (SampleInput(_a(2, 3), (_i(0, 3),)), IndexError, "out of bounds"),
         (SampleInput(_a(2, 3), (_i(0, 1, 1),)), ValueError, "Expected input batch_size"))),

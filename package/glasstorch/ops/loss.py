@@ -64,8 +64,13 @@ class MseLossBackward0(Node):
                 -diff if self.needs_input_grad(1) else None)
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """The mean (or sum, or elementwise) squared error; ``target`` broadcasts to ``input``."""
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    """The mean (or sum, or elementwise) squared error; ``target`` broadcasts to ``input``. With
+    ``weight`` (elementwise), composed as PyTorch composes it: ``pow(input - target, 2) * weight``,
+    'mean' the weighted mean sum(w e²) / sum(w)."""
+    if weight is not None:
+        input, target = _broadcast_pair(input, target)
+        return weighted_reduction((input - target).pow(2), weight, reduction)
     _check_reduction(reduction)
     if target.shape != input.shape:
         warnings.warn(
@@ -342,19 +347,25 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", weight: Tens
     input, target = _broadcast_pair(input, target)
     errors = (input - target).abs()
     if weight is not None:
-        if tuple(weight.shape) != tuple(input.shape):
-            raise ValueError("Weights and input must have the same size.")
-        errors = errors * weight
-        if reduction == "none":
-            return errors
-        if reduction == "sum":
-            return errors.sum()
-        if reduction == "mean":
-            return errors.sum() / weight.sum()
-        raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+        return weighted_reduction(errors, weight, reduction)
     if reduction == "mean":
         return errors.mean()
     return errors.sum() if reduction == "sum" else errors
+
+
+def weighted_reduction(errors: Tensor, weight: Tensor, reduction: str, *, mean_by_weight: bool = True) -> Tensor:
+    """PyTorch's Python-level weighted losses (l1, mse, huber): ``errors * weight`` (the input's
+    shape), then summed, or averaged: by the sum of the weights, or (``huber_loss``) by the count."""
+    if tuple(weight.shape) != tuple(errors.shape):
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return errors.sum() / weight.sum() if mean_by_weight else errors.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 # --- binary_cross_entropy ---------------------------------------------------------------------
