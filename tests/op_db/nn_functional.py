@@ -484,12 +484,14 @@ NORMALIZATION = [
 
 
 # --- embeddings, one_hot -----------------------------------------------------------------------
-def _embedding_samples(padding: bool) -> Callable:
+def _embedding_samples(padding: bool = False, max_norm: bool = False) -> Callable:
     def samples(draw: Callable) -> SampleInput:
         rows, dim = draw(st.integers(1, 4)), draw(st.integers(1, 3))
         indices = index_array(draw, rows, draw(array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)))
-        kwargs = {"padding_idx": draw(st.sampled_from([0, -1]))} if padding else {}
-        return SampleInput(indices, (array(draw, (rows, dim)),), kwargs)
+        kwargs: dict = {"padding_idx": draw(st.sampled_from([0, -1]))} if padding else {}
+        if max_norm:
+            kwargs.update(max_norm=0.8, norm_type=draw(st.sampled_from([1.0, 2.0, 3.0])))
+        return SampleInput(indices, (array(draw, (rows, dim)) * 2,), kwargs)
 
     return samples
 
@@ -516,12 +518,17 @@ def _one_hot_samples(draw: Callable) -> SampleInput:
 
 
 EMBEDDINGS = [
-    OpInfo(F + "embedding", _embedding_samples(False), error_inputs=_errors(
+    OpInfo(F + "embedding", _embedding_samples(), error_inputs=_errors(
         (SampleInput(_i(0, 3), (_a(3, 2),)), IndexError, "index out of range"),
         (SampleInput(_i(0, 1), (_a(3, 2),), {"padding_idx": 3}), AssertionError, "Padding_idx must be within"))),
-    OpInfo(F + "embedding", _embedding_samples(True), variant="padding_idx", skips=dict.fromkeys(
+    OpInfo(F + "embedding", _embedding_samples(padding=True), variant="padding_idx", skips=dict.fromkeys(
         ("gradcheck", "gradgradcheck"), "the padding row gets no gradient by definition, though the output is made "
         "of it: finite differences see its slope")),
+    # max_norm renormalises the looked-up rows of weight in place (unrecorded) before the lookup: the values and
+    # the gradient after it are compared with PyTorch's; finite differences would perturb rows it then rescales
+    OpInfo(F + "embedding", _embedding_samples(max_norm=True), variant="max_norm", skips=dict.fromkeys(
+        ("gradcheck", "gradgradcheck"), "the op changes its weight in place before using it: no function of its "
+        "inputs for finite differences")),
     OpInfo(F + "embedding_bag", _embedding_bag_samples),
     OpInfo(F + "one_hot", _one_hot_samples, supports_grad=False, dtypes=("float64",), error_inputs=_errors(
         (SampleInput(_i(0, 3), (2,)), RuntimeError, "Class values must be smaller than num_classes"),

@@ -24,8 +24,7 @@ Simplified:
 * PyTorch's ``max_pool*d`` is a ``boolean_dispatch`` between two functions; here one function with
   the same signature. Without ``return_indices`` (and without grad) PyTorch runs kernels that skip
   the indices; glasstorch always computes them, with the same values and errors.
-* ``embedding`` supports ``max_norm=None`` and ``sparse=False`` only (PyTorch can renormalise the
-  looked-up rows in place, and return a sparse gradient).
+* ``embedding`` supports ``sparse=False`` only (PyTorch can return a sparse gradient).
 """
 from __future__ import annotations
 
@@ -481,9 +480,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1  # torch.embedding's "none"
-    if max_norm is not None:
-        raise NotImplementedError("glasstorch's embedding supports max_norm=None only (PyTorch renormalises the "
-                                  "looked-up rows of weight in place to at most max_norm)")
+    if max_norm is not None:  # the looked-up rows of weight renormalised in place, unrecorded
+        with no_grad():
+            _embedding.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     return _embedding.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
@@ -521,9 +520,9 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
-    if max_norm is not None:
-        raise NotImplementedError("glasstorch's embedding_bag supports max_norm=None only (PyTorch renormalises "
-                                  "the looked-up rows of weight in place to at most max_norm)")
+    if max_norm is not None:  # as embedding: the looked-up rows renormalised in place, unrecorded
+        with no_grad():
+            _embedding.embedding_renorm_(weight.detach(), input, max_norm, norm_type)
     if sparse:
         raise NotImplementedError("glasstorch's embedding_bag supports sparse=False only (it has no sparse tensors)")
     if scale_grad_by_freq:

@@ -99,6 +99,24 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
     return out
 
 
+def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Scale each row of ``weight`` that ``indices`` names and whose ``norm_type``-norm exceeds
+    ``max_norm`` down to that norm (times max_norm / (norm + 1e-7), as PyTorch), in place. Called
+    by ``F.embedding(max_norm=...)`` under no_grad on ``weight.detach()``: the change is not
+    recorded, but it bumps the weight's version (a Node that saved the weight will notice)."""
+    from ..autograd.grad_mode import no_grad
+
+    rows = np.unique(indices._data.astype(np.int64).reshape(-1))
+    data = weight._data[rows]
+    norms = np.linalg.norm(data, ord=norm_type, axis=1) if data.size else np.zeros(rows.shape)
+    over = norms > max_norm
+    if over.any():
+        scale = (max_norm / (norms[over] + 1e-7)).astype(data.dtype)
+        with no_grad():
+            weight[_wrap(rows[over])] = _wrap(data[over] * scale[:, None])
+    return weight
+
+
 # --- embedding_bag ----------------------------------------------------------------------------
 _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 
