@@ -201,6 +201,9 @@ Tensor.real = property(real_tensors.real, doc="The real part: a real tensor itse
 Tensor.imag = property(real_tensors.imag, doc="The imaginary part: an error for a real tensor, as in PyTorch.")
 Tensor.H = property(real_tensors.H, doc="The conjugate transpose of a matrix.")
 Tensor.mH = property(real_tensors.mH, doc="The conjugate transpose of a batch of matrices.")
+from . import elementwise_activation  # noqa: E402
+
+_TENSOR_API_METHODS.update(prelu=elementwise_activation.prelu, hardshrink=elementwise_activation.hardshrink)
 for _name in ("addcmul", "addcdiv", "lerp", "hypot", "copysign", "fmod", "remainder", "floor_divide", "float_power",
               "ldexp", "xlogy", "gcd", "lcm", "logical_xor", "nan_to_num", "rad2deg", "deg2rad",
               "bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not",
