@@ -22,7 +22,8 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from ._util import compute_requires_grad, set_history
-from .conv import _Geometry, _check_backend, _convolve, _expand, _input_grad_values, _shape_list, _weight_grad
+from .conv import (_Geometry, _check_backend, _convolve, _expand, _input_grad_values, _shape_list, _weight_grad,
+                   pad_for_convolution)
 
 
 class ConvolutionBackward0(Node):
@@ -42,11 +43,21 @@ class ConvolutionBackward0(Node):
     def backward(self, grad: Tensor) -> tuple:
         input, weight = self._saved_input, self._saved_weight
         geometry = self._geometry
+        # ``output_padding`` (and a padding of at least the stride) lets the convolution of the
+        # gradient find windows past the input's last position: they belong to no input value
+        sizes = tuple(input.shape[2:])
+        windows = geometry.output_size(tuple(grad.shape[2:]), tuple(weight.shape[2:]))
         grad_input = grad_weight = grad_bias = None
         if self.needs_input_grad(0):
             grad_input = _convolve(grad, weight, None, geometry)
+            for dim, (n, m) in enumerate(zip(sizes, windows)):
+                if m > n:
+                    grad_input = grad_input.narrow(2 + dim, 0, n)
         if self.needs_input_grad(1):
-            grad_weight = _weight_grad(grad, input, tuple(weight.shape), geometry)
+            # the extra windows meet zeros: they add nothing to the weight's gradient
+            extended = pad_for_convolution(input, [(0, m - n) for n, m in zip(sizes, windows)]) \
+                if windows != sizes else input
+            grad_weight = _weight_grad(grad, extended, tuple(weight.shape), geometry)
         if self.needs_input_grad(2):
             grad_bias = grad.sum(dim=(0,) + tuple(range(2, grad.dim())))
         return grad_input, grad_weight, grad_bias

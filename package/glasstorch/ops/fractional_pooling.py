@@ -41,13 +41,15 @@ class _FractionalMaxPoolBackward(Node):
     result1_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
+        from .._creation import zeros
+
         input = self._saved_self
         plane_size = int(np.prod(input.shape[-len(self.kernel_size):]))
-        planes = grad._data.reshape(-1, int(np.prod(self.output_size)))
-        positions = self._saved_result1._data.reshape(planes.shape)
-        grad_input = np.zeros((planes.shape[0], plane_size), dtype=grad._data.dtype)
-        np.add.at(grad_input, (np.arange(planes.shape[0])[:, None], positions), planes)
-        return (_wrap(grad_input.reshape(input.shape)),)
+        planes = grad.reshape(-1, int(np.prod(self.output_size)))
+        positions = self._saved_result1.reshape(planes.shape)
+        # a scatter-add (windows may overlap), recorded: its own backward is a gather
+        grad_input = zeros(planes.shape[0], plane_size, dtype=grad.dtype).scatter_add(1, positions, planes)
+        return (grad_input.reshape(input.shape),)
 
 
 class FractionalMaxPool2DBackward0(_FractionalMaxPoolBackward):
@@ -68,9 +70,12 @@ def fractional_max_pool(input: Tensor, kernel_size: tuple, output_size: tuple, s
     if len(shape) not in (dims + 1, dims + 2) or 0 in shape[-dims - 1:]:
         raise RuntimeError(f"{name}(): Expected {dims + 1}D or {dims + 2}D tensor, but got: {list(shape)}")
     sizes = shape[-dims:]
+    # PyTorch's 3-D kernel wants the last window to end strictly inside the input (its 2-D one
+    # lets it reach the end), and names its check after its out= variant
+    spare, where = (0, name) if dims == 2 else (1, f"{name}_out")
     for axis_name, size, pool, out in zip(("time", "height", "width")[-dims:], sizes, kernel_size, output_size):
-        if out + pool - 1 > size:
-            raise RuntimeError(f"{name}(): pool {axis_name} {pool} too large relative to input {axis_name} {size}")
+        if out + pool - 1 + spare > size:
+            raise RuntimeError(f"{where}(): pool {axis_name} {pool} too large relative to input {axis_name} {size}")
     x = input._data.reshape((-1,) + sizes)  # (planes, *size)
     u = samples._data.astype(input._data.dtype).reshape(x.shape[0], dims)
     if dims == 2:

@@ -1,9 +1,9 @@
-"""Pooling: max pooling (1-D, 2-D, 3-D, with the positions of the maxima), average pooling and
-adaptive average pooling, each forward next to its backward.
+"""Pooling: max pooling (1-D, 2-D, 3-D, with the positions of the maxima), average pooling (2-D,
+3-D) and adaptive average pooling, each forward next to its backward.
 
 Mirrors aten/src/ATen/native/Pool.h (output sizes and shape checks), DilatedMaxPool2d.cpp,
-DilatedMaxPool3d.cpp, MaxPooling.cpp (``max_pool1d_with_indices``), AveragePool2d.cpp and
-AdaptiveAveragePooling.cpp, with the CPU kernels of native/cpu/MaxPoolKernel.cpp,
+DilatedMaxPool3d.cpp, MaxPooling.cpp (``max_pool1d_with_indices``), AveragePool2d.cpp,
+AveragePool3d.cpp and AdaptiveAveragePooling.cpp, with the CPU kernels of native/cpu/MaxPoolKernel.cpp,
 AvgPoolKernel.cpp and AdaptiveAvgPoolKernel.cpp.
 
 **Windows.** Along each spatial dim, output position ``o`` reads the window that starts at
@@ -37,6 +37,7 @@ glasstorch's backward sends it nothing (PyTorch's writes out of bounds).
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import operator
@@ -244,7 +245,7 @@ def _pool2d_shape_check(input: Tensor, kernel: tuple, stride: tuple, padding: tu
 
 
 def _pool3d_shape_check(input: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple,
-                        out_sizes: tuple, function: str) -> None:
+                        out_sizes: tuple, function: str, check_input_size: bool = False) -> None:
     """PyTorch's ``pool3d_shape_check``, in its order."""
     (kT, kH, kW), (dT, dH, dW), (pT, pH, pW), (dilT, dilH, dilW) = kernel, stride, padding, dilation
     if kT <= 0 or kW <= 0 or kH <= 0:
@@ -264,6 +265,9 @@ def _pool3d_shape_check(input: Tensor, kernel: tuple, stride: tuple, padding: tu
         raise RuntimeError("pad should be smaller than or equal to half of kernel size, but got "
                            f"kT: {kT} kW: {kW} kH: {kH} padT: {pT} padW: {pW} padH: {pH}")
     (oT, oH, oW), (iT, iH, iW), planes = out_sizes, shape[-3:], shape[-4]
+    if check_input_size and (iT < kT or iH < kH or iW < kW):  # average pooling: the kernel must fit unpadded
+        raise RuntimeError(f"input image (T: {iT} H: {iH} W: {iW}) smaller than kernel size (kT: {kT} kH: {kH} "
+                           f"kW: {kW})")
     if oT < 1 or oW < 1 or oH < 1:
         raise RuntimeError(f"Given input size: ({planes}x{iT}x{iH}x{iW}). Calculated output size: "
                            f"({planes}x{oT}x{oH}x{oW}). Output size is too small")
@@ -496,51 +500,64 @@ def max_pool3d_with_indices_backward(grad_output: Tensor, input: Tensor, kernel_
 
 
 # --- average pooling --------------------------------------------------------------------------
-def _avg_pool2d_windows(input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: Any,
-                        count_include_pad: Any, divisor_override: Any) -> _Windows:
-    """Every check ``avg_pool2d`` makes, in PyTorch's order; then the windows."""
-    function = "avg_pool2d"
+def _check_int_or_none(value: Any, name: str, function: str) -> None:
+    if value is not None and (isinstance(value, bool) or not hasattr(value, "__index__")):
+        raise TypeError(f"{function}(): argument '{name}' must be int, not {type(value).__name__}")
+
+
+def _avg_pool_windows(dims: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: Any,
+                      count_include_pad: Any, divisor_override: Any) -> _Windows:
+    """Every check ``avg_pool2d`` / ``avg_pool3d`` makes, in PyTorch's order; then the windows."""
+    function, words = f"avg_pool{dims}d", _WORDS[dims]
     _check_tensor(input, function)
-    kernel = _int_tuple(kernel_size, "kernel_size", function, 2, 2)
-    stride = _int_tuple(() if stride is None else stride, "stride", function, 2)
-    padding = _int_tuple(padding, "padding", function, 2)
+    kernel = _int_tuple(kernel_size, "kernel_size", function, dims, 2)
+    stride = _int_tuple(() if stride is None else stride, "stride", function, dims)
+    padding = _int_tuple(padding, "padding", function, dims)
     _check_bool(ceil_mode, "ceil_mode", function)
     _check_bool(count_include_pad, "count_include_pad", function)
-    if divisor_override is not None and (isinstance(divisor_override, bool) or not hasattr(divisor_override,
-                                                                                           "__index__")):
-        raise TypeError(f"avg_pool2d(): argument 'divisor_override' must be int, not {type(divisor_override).__name__}")
-    kernel = _expand(kernel, 2, "avg_pool2d: kernel_size must either be a single int, or a tuple of two ints")
-    stride = _expand(stride, 2, "avg_pool2d: stride must either be omitted, a single int, or a tuple of two ints",
-                     default=kernel)
-    padding = _expand(padding, 2, "avg_pool2d: padding must either be a single int, or a tuple of two ints")
-    if divisor_override is not None and operator.index(divisor_override) == 0:
+    _check_int_or_none(divisor_override, "divisor_override", function)
+    # (the 2-D messages say "either", the 3-D ones do not)
+    either = "either " if dims == 2 else ""
+    kernel = _expand(kernel, dims, f"{function}: kernel_size must {either}be a single int, or a tuple of {words} ints")
+    stride = _expand(stride, dims, f"{function}: stride must {either}be omitted, a single int, or a tuple of {words} "
+                                   "ints", default=kernel)
+    padding = _expand(padding, dims, f"{function}: padding must {either}be a single int, or a tuple of {words} ints")
+    if dims == 2 and divisor_override is not None and operator.index(divisor_override) == 0:
         raise RuntimeError("divisor must be not zero")
-    if input.dim() < 3:  # PyTorch reads input.size(-3)
+    if dims == 2 and input.dim() < 3:  # PyTorch reads input.size(-3)
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.dim(), 1)}, "
                          f"{max(input.dim(), 1) - 1}], but got -3)")
-    in_sizes = tuple(input.shape[-2:])
+    if dims == 3 and input.dim() not in (4, 5):
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    in_sizes = tuple(input.shape[-dims:])
     out_sizes = tuple(pooling_output_shape(n, k, p, s, 1, ceil_mode)
                       for n, k, p, s in zip(in_sizes, kernel, padding, stride))
-    _pool2d_shape_check(input, kernel, stride, padding, (1, 1), out_sizes)
+    if dims == 2:
+        _pool2d_shape_check(input, kernel, stride, padding, (1, 1), out_sizes)
+    else:
+        _pool3d_shape_check(input, kernel, stride, padding, (1, 1, 1), out_sizes, "avg_pool3d()",
+                            check_input_size=True)
+        if divisor_override is not None and operator.index(divisor_override) == 0:
+            raise RuntimeError("divisor must be not zero")
     if not input.dtype.is_floating_point and input.dtype.name != "int64":
-        raise NotImplementedError(f"\"avg_pool2d\" not implemented for '{scalar_type_name(input.dtype)}'")
-    return _Windows(in_sizes, kernel, stride, padding, (1, 1), out_sizes)
+        raise NotImplementedError(f"\"{function}\" not implemented for '{scalar_type_name(input.dtype)}'")
+    return _Windows(in_sizes, kernel, stride, padding, (1,) * dims, out_sizes)
 
 
 def _divisors(windows: _Windows, count_include_pad: bool, divisor_override: int | None) -> Any:
     """What each window's sum is divided by: its size counting the padding (but not what
-    ``ceil_mode`` adds past it), its size inside the input, or ``divisor_override``."""
+    ``ceil_mode`` adds past it), its size inside the input, or ``divisor_override``. A window is
+    a box, so its size is the product of its lengths along each dim (an outer product)."""
     if divisor_override is not None:
         return int(divisor_override)
-    sizes = []
+    lengths = []
     for d in range(windows.dims):
         start, n, p = windows.starts(d), windows.in_sizes[d], windows.padding[d]
         end = np.minimum(start + windows.kernel[d], n + p)
         if not count_include_pad:
             start, end = np.maximum(start, 0), np.minimum(end, n)
-        sizes.append(end - start)
-    total = sizes[0].reshape(-1, 1) * sizes[1].reshape(1, -1)
-    return total
+        lengths.append(end - start)
+    return functools.reduce(np.multiply.outer, lengths)
 
 
 def _sum_dim(data: np.ndarray, windows: _Windows, dim: int) -> np.ndarray:
@@ -576,8 +593,8 @@ def _divide(sums: np.ndarray, divisor: Any) -> np.ndarray:
     return sums / np.asarray(divisor, dtype=sums.dtype)
 
 
-class AvgPool2DBackward0(Node):
-    """out = avg_pool2d(self): each window's gradient, divided by its divisor, spread evenly."""
+class _AvgPoolBackward(Node):
+    """out = avg_pool(self): each window's gradient, divided by its divisor, spread evenly."""
 
     self_: SavedTensor
     kernel_size: tuple
@@ -586,36 +603,57 @@ class AvgPool2DBackward0(Node):
     ceil_mode: bool
     count_include_pad: bool
     divisor_override: int | None
+    dims = 2
 
     def backward(self, grad: Tensor) -> tuple:
-        return (avg_pool2d_backward(grad, self._saved_self, self.kernel_size, self.stride, self.padding,
-                                    self.ceil_mode, self.count_include_pad, self.divisor_override),)
+        return (_avg_pool_backward(self.dims, grad, self._saved_self, self.kernel_size, self.stride, self.padding,
+                                   self.ceil_mode, self.count_include_pad, self.divisor_override),)
 
 
-def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
-               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
-    """The average of each window of a (C, H, W) or (N, C, H, W) input."""
-    windows = _avg_pool2d_windows(input, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                                  divisor_override)
+class AvgPool2DBackward0(_AvgPoolBackward):
+    dims = 2
+
+
+class AvgPool3DBackward0(_AvgPoolBackward):
+    dims = 3
+
+
+def _avg_pool(dims: int, input: Tensor, kernel_size: Any, stride: Any, padding: Any, ceil_mode: bool,
+              count_include_pad: bool, divisor_override: int | None) -> Tensor:
+    windows = _avg_pool_windows(dims, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                divisor_override)
     data = input._data
-    padded = windows.padded(data.astype(_compute_dtype(data), copy=False), 0)
-    sums = _sum_dim(_sum_dim(padded, windows, 0), windows, 1)
+    sums = windows.padded(data.astype(_compute_dtype(data), copy=False), 0)
+    for d in range(dims):
+        sums = _sum_dim(sums, windows, d)
     values = _divide(sums, _divisors(windows, count_include_pad, divisor_override))
     out = _wrap(values.astype(data.dtype, copy=False))
     if compute_requires_grad(input):
-        node = AvgPool2DBackward0(input)
+        node = (AvgPool2DBackward0 if dims == 2 else AvgPool3DBackward0)(input)
         node.self_ = SavedTensor(input)
-        node.kernel_size = _int_tuple(kernel_size, "kernel_size", "", 2)
-        node.stride = _int_tuple(() if stride is None else stride, "stride", "", 2)
-        node.padding = _int_tuple(padding, "padding", "", 2)
+        node.kernel_size = _int_tuple(kernel_size, "kernel_size", "", dims)
+        node.stride = _int_tuple(() if stride is None else stride, "stride", "", dims)
+        node.padding = _int_tuple(padding, "padding", "", dims)
         node.ceil_mode, node.count_include_pad = ceil_mode, count_include_pad
         node.divisor_override = divisor_override
         set_history(out, node)
     return out
 
 
-class AvgPool2DBackwardBackward0(Node):
-    """grad_input = avg_pool2d_backward(grad_output): linear in grad_output, and its transpose is
+def avg_pool2d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """The average of each window of a (C, H, W) or (N, C, H, W) input."""
+    return _avg_pool(2, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool3d(input: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0, ceil_mode: bool = False,
+               count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    """The average of each window of a (C, T, H, W) or (N, C, T, H, W) input."""
+    return _avg_pool(3, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+class _AvgPoolBackwardBackward(Node):
+    """grad_input = avg_pool_backward(grad_output): linear in grad_output, and its transpose is
     average pooling again. Its gradient for ``self`` is 0."""
 
     kernel_size: tuple
@@ -624,37 +662,61 @@ class AvgPool2DBackwardBackward0(Node):
     ceil_mode: bool
     count_include_pad: bool
     divisor_override: int | None
+    dims = 2
 
     def backward(self, grad: Tensor) -> tuple:
         from .._creation import zeros_like
 
         pooled = None
         if self.needs_input_grad(0):
-            pooled = avg_pool2d(grad, self.kernel_size, self.stride or None, self.padding, self.ceil_mode,
-                                self.count_include_pad, self.divisor_override)
+            pooled = _avg_pool(self.dims, grad, self.kernel_size, self.stride or None, self.padding, self.ceil_mode,
+                               self.count_include_pad, self.divisor_override)
         return pooled, (zeros_like(self._self) if self.needs_input_grad(1) else None)
 
 
-def avg_pool2d_backward(grad_output: Tensor, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
-                        ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Tensor:
-    """The gradient of ``avg_pool2d``: every window's gradient / divisor, added over the window."""
+class AvgPool2DBackwardBackward0(_AvgPoolBackwardBackward):
+    dims = 2
+
+
+class AvgPool3DBackwardBackward0(_AvgPoolBackwardBackward):
+    dims = 3
+
+
+def _avg_pool_backward(dims: int, grad_output: Tensor, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                       ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Tensor:
+    """The gradient of average pooling: every window's gradient / divisor, added over the window."""
     arguments = (kernel_size, stride if stride else None, padding, ceil_mode, count_include_pad, divisor_override)
-    windows = _avg_pool2d_windows(input, *arguments)
+    windows = _avg_pool_windows(dims, input, *arguments)
     grad = grad_output._data
-    _check_grad_shape(grad, input._data.shape[:-2] + windows.out_sizes, 2)
+    _check_grad_shape(grad, input._data.shape[:-dims] + windows.out_sizes, dims)
     grad = grad.astype(_compute_dtype(grad), copy=False) / np.asarray(
         _divisors(windows, count_include_pad, divisor_override), dtype=_compute_dtype(grad))
     lengths = [max(p + n, (o - 1) * s + k) for n, k, s, p, o in
                zip(windows.in_sizes, windows.kernel, windows.stride, windows.padding, windows.out_sizes)]
-    spread = _spread_dim(_spread_dim(grad, windows, 1, lengths[1]), windows, 0, lengths[0])
-    out = _wrap(np.ascontiguousarray(windows.crop(spread)).astype(grad_output._data.dtype, copy=False))
+    for d in reversed(range(dims)):
+        grad = _spread_dim(grad, windows, d, lengths[d])
+    out = _wrap(np.ascontiguousarray(windows.crop(grad)).astype(grad_output._data.dtype, copy=False))
     if compute_requires_grad(grad_output, input):
-        node = AvgPool2DBackwardBackward0(grad_output, input)
+        node = (AvgPool2DBackwardBackward0 if dims == 2 else AvgPool3DBackwardBackward0)(grad_output, input)
         node.kernel_size, node.stride, node.padding = kernel_size, stride, padding
         node.ceil_mode, node.count_include_pad, node.divisor_override = ceil_mode, count_include_pad, divisor_override
         node._self = input
         set_history(out, node)
     return out
+
+
+def avg_pool2d_backward(grad_output: Tensor, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                        ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Tensor:
+    """The gradient of ``avg_pool2d``."""
+    return _avg_pool_backward(2, grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override)
+
+
+def avg_pool3d_backward(grad_output: Tensor, input: Tensor, kernel_size: Any, stride: Any, padding: Any,
+                        ceil_mode: bool, count_include_pad: bool, divisor_override: int | None) -> Tensor:
+    """The gradient of ``avg_pool3d``."""
+    return _avg_pool_backward(3, grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                              divisor_override)
 
 
 # --- adaptive average pooling ---------------------------------------------------------------------

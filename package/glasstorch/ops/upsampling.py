@@ -1,24 +1,52 @@
-"""Resizing images and signals: ``interpolate`` (nearest, nearest-exact, linear, bilinear, trilinear)
-and the pixel rearrangements ``pixel_shuffle``, ``pixel_unshuffle``, ``channel_shuffle``.
+"""Resizing images and signals: ``interpolate`` (nearest, nearest-exact, linear, bilinear, bicubic,
+trilinear, area) and the pixel rearrangements ``pixel_shuffle``, ``pixel_unshuffle``,
+``channel_shuffle``.
 
-Mirrors ``aten/src/ATen/native/UpSample.h`` (``area_pixel_compute_source_index``,
-``nearest_idx``), ``UpSampleNearest*d.cpp``, ``UpSampleBilinear2d.cpp`` and ``PixelShuffle.cpp``.
-Linear interpolation is separable: each spatial dim in turn, every output position reads the two
-nearest input positions (``index_select``) and mixes them by its distance to each, so the
-gradient goes back through those two selections. Simplified: PyTorch records one
-``UpsampleBilinear2DBackward0`` (``UpsampleNearest2DBackward0``, ...); glasstorch's ``grad_fn`` is
-the last op of the composition. ``bicubic`` and ``area`` are not implemented (NotImplementedError).
+Mirrors ``aten/src/ATen/native/UpSample.h`` (``area_pixel_compute_scale``,
+``area_pixel_compute_source_index``, ``nearest_idx``, the cubic coefficients),
+``UpSampleNearest*d.cpp``, ``UpSampleLinear1d.cpp``, ``UpSampleBilinear2d.cpp``,
+``UpSampleBicubic2d.cpp``, ``UpSampleTrilinear3d.cpp``, ``PixelShuffle.cpp`` and
+``ChannelShuffle.cpp``; the ``area`` mode is adaptive average pooling, as in PyTorch.
+
+**Interpolation is separable.** Along each spatial dim, output position ``o`` reads a few input
+positions ("taps": 1 for nearest, 2 for linear, 4 for cubic) and mixes them with weights that
+depend only on the sizes. So each dim is a fixed (out, in) matrix ``M`` with at most 4 non-zeros
+a row, and the whole resize is ``M`` applied along each spatial dim in turn. The forward reads
+the taps (never multiplying an unread value by 0: an inf stays where it was); the backward applies
+the transposed matrices, ``grad @ M`` along each dim, written with Tensor ops so that
+``create_graph`` works. One Node per mode and rank, with PyTorch's names
+(``UpsampleBilinear2DBackward0`` ...). Simplified: no ``antialias``.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from ..autograd.graph import Node
+from ._util import compute_requires_grad, set_history
 
-_LINEAR_MODES = {"linear": 3, "bilinear": 4, "trilinear": 5}
+_LINEAR_MODES = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+_CUBIC_A = -0.75  # the cubic convolution's free parameter, as PyTorch (and OpenCV) choose it
+
+
+# --- where each output position reads: the taps of one spatial dim --------------------------------
+@dataclass
+class _Taps:
+    """Output position ``o`` of one dim is ``sum over t of weight[o, t] * input[index[o, t]]``."""
+
+    index: np.ndarray   # (out, taps) int64
+    weight: np.ndarray  # (out, taps) float64
+    in_size: int
+
+    def matrix(self) -> np.ndarray:
+        """The same map as an (out, in) matrix (taps that repeat an index add up)."""
+        out = np.zeros((self.index.shape[0], self.in_size))
+        np.add.at(out, (np.arange(self.index.shape[0])[:, None], self.index), self.weight)
+        return out
 
 
 def _source_scale(in_size: int, out_size: int, align_corners: bool, scale: float | None) -> float:
@@ -28,27 +56,159 @@ def _source_scale(in_size: int, out_size: int, align_corners: bool, scale: float
     return 1.0 / scale if scale is not None and scale > 0 else in_size / out_size
 
 
-def _nearest_index(in_size: int, out_size: int, scale: float | None, exact: bool) -> np.ndarray:
-    ratio = 1.0 / scale if scale is not None and scale > 0 else in_size / out_size
-    positions = np.arange(out_size, dtype=np.float64)
-    # float32 arithmetic, as PyTorch's kernel computes the source index
-    source = np.floor(((positions + 0.5) if exact else positions).astype(np.float32) * np.float32(ratio))
-    return np.minimum(source.astype(np.int64), in_size - 1)
-
-
-def _linear_along(x: Tensor, dim: int, out_size: int, align_corners: bool, scale: float | None) -> Tensor:
-    in_size = x.shape[dim]
+def _source_positions(in_size: int, out_size: int, align_corners: bool, scale: float | None,
+                      cubic: bool) -> np.ndarray:
+    """PyTorch's ``area_pixel_compute_source_index``: where each output position sits in the
+    input's coordinates (pixel centres, or corners with ``align_corners``). Linear modes clamp a
+    negative position to 0; the cubic mode keeps it (its taps are clamped instead)."""
     ratio = _source_scale(in_size, out_size, align_corners, scale)
     positions = np.arange(out_size, dtype=np.float64)
-    source = positions * ratio if align_corners else np.maximum((positions + 0.5) * ratio - 0.5, 0.0)
+    if align_corners:
+        return positions * ratio
+    source = (positions + 0.5) * ratio - 0.5
+    return source if cubic else np.maximum(source, 0.0)
+
+
+def _nearest_taps(in_size: int, out_size: int, scale: float | None, exact: bool) -> _Taps:
+    """PyTorch's ``nearest_idx`` / ``nearest_exact_idx`` (float32 arithmetic, as its kernel)."""
+    if not exact and out_size in (in_size, 2 * in_size):
+        index = np.arange(out_size) * in_size // out_size  # the kernel's exact shortcuts
+    else:
+        ratio = 1.0 / scale if scale is not None and scale > 0 else in_size / out_size
+        positions = np.arange(out_size, dtype=np.float64)
+        source = np.floor(((positions + 0.5) if exact else positions).astype(np.float32) * np.float32(ratio))
+        index = np.minimum(source.astype(np.int64), in_size - 1)
+    return _Taps(index[:, None], np.ones((out_size, 1)), in_size)
+
+
+def _linear_taps(in_size: int, out_size: int, align_corners: bool, scale: float | None) -> _Taps:
+    """The two neighbours of each source position, weighted by closeness."""
+    source = _source_positions(in_size, out_size, align_corners, scale, cubic=False)
     low = np.minimum(np.floor(source).astype(np.int64), in_size - 1)
     high = np.minimum(low + 1, in_size - 1)
-    weight = (source - low).astype(x._data.dtype)
-    shape = [1] * x.dim()
-    shape[dim] = out_size
-    w = _wrap(weight.reshape(shape))
-    below, above = x.index_select(dim, _wrap(low)), x.index_select(dim, _wrap(high))
-    return below + (above - below) * w
+    t = source - low
+    return _Taps(np.stack([low, high], 1), np.stack([1.0 - t, t], 1), in_size)
+
+
+def _cubic_taps(in_size: int, out_size: int, align_corners: bool, scale: float | None) -> _Taps:
+    """Four neighbours (clamped to the edge) weighted by the cubic convolution kernel (Keys, 1981)."""
+    source = _source_positions(in_size, out_size, align_corners, scale, cubic=True)
+    start = np.floor(source).astype(np.int64)
+    t = source - start
+
+    def near(x: np.ndarray) -> np.ndarray:  # |x| <= 1
+        return ((_CUBIC_A + 2) * x - (_CUBIC_A + 3)) * x * x + 1
+
+    def far(x: np.ndarray) -> np.ndarray:  # 1 < |x| < 2
+        return ((_CUBIC_A * x - 5 * _CUBIC_A) * x + 8 * _CUBIC_A) * x - 4 * _CUBIC_A
+
+    weight = np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], 1)
+    index = np.clip(start[:, None] + np.arange(-1, 3), 0, in_size - 1)
+    return _Taps(index, weight, in_size)
+
+
+def _taps(mode: str, in_size: int, out_size: int, align_corners: bool, scale: float | None) -> _Taps:
+    if mode in ("nearest", "nearest-exact"):
+        return _nearest_taps(in_size, out_size, scale, mode == "nearest-exact")
+    if mode == "bicubic":
+        return _cubic_taps(in_size, out_size, align_corners, scale)
+    return _linear_taps(in_size, out_size, align_corners, scale)
+
+
+# --- the differentiable resize ------------------------------------------------------------------------
+class _UpsampleBackward(Node):
+    """out = x with each spatial dim mapped by its matrix M_d (out_d, in_d): the gradient is
+    grad with M_d transposed applied along each dim, ``grad @ M_d``; linear in grad, so its own
+    backward is the forward again (recorded by the Tensor ops)."""
+
+    self_sym_sizes: tuple
+    output_size: tuple
+
+    def backward(self, grad: Tensor) -> tuple:
+        for offset, matrix in enumerate(self._matrices):
+            dim = 2 + offset
+            grad = grad.movedim(dim, -1).matmul(_wrap(matrix.astype(grad._data.dtype))).movedim(-1, dim)
+        return (grad,)
+
+
+class UpsampleNearest1DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleNearest2DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleNearest3DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleNearestExact1DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleNearestExact2DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleNearestExact3DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleLinear1DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleBilinear2DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleBicubic2DBackward0(_UpsampleBackward):
+    pass
+
+
+class UpsampleTrilinear3DBackward0(_UpsampleBackward):
+    pass
+
+
+_NODES = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
+          ("nearest", 3): UpsampleNearest3DBackward0, ("nearest-exact", 1): UpsampleNearestExact1DBackward0,
+          ("nearest-exact", 2): UpsampleNearestExact2DBackward0, ("nearest-exact", 3): UpsampleNearestExact3DBackward0,
+          ("linear", 1): UpsampleLinear1DBackward0, ("bilinear", 2): UpsampleBilinear2DBackward0,
+          ("bicubic", 2): UpsampleBicubic2DBackward0, ("trilinear", 3): UpsampleTrilinear3DBackward0}
+
+
+def _resample_values(data: np.ndarray, taps: list) -> np.ndarray:
+    """Each spatial dim in turn: the weighted sum of its taps (in float32 at least)."""
+    out = data.astype(np.result_type(data.dtype, np.float32), copy=False)
+    for offset, tap in enumerate(taps):
+        axis = 2 + offset
+        weight_shape = [1] * out.ndim
+        weight_shape[axis] = tap.index.shape[0]
+        total = None
+        for t in range(tap.index.shape[1]):
+            term = np.take(out, tap.index[:, t], axis=axis)
+            if tap.index.shape[1] > 1:  # nearest copies: no multiplication by 1
+                term = term * tap.weight[:, t].astype(out.dtype).reshape(weight_shape)
+            total = term if total is None else total + term
+        out = total
+    return out.astype(data.dtype, copy=False)
+
+
+def _resample(input: Tensor, mode: str, sizes: list, scales: list, align_corners: bool) -> Tensor:
+    taps = [_taps(mode, n, size, align_corners, scale) for n, size, scale in zip(input.shape[2:], sizes, scales)]
+    out = _wrap(_resample_values(input._data, taps))
+    if compute_requires_grad(input):
+        node = _NODES[mode, len(sizes)](input)
+        node._matrices = [tap.matrix() for tap in taps]
+        node.self_sym_sizes, node.output_size = tuple(input.shape), tuple(sizes)
+        if mode not in ("nearest", "nearest-exact"):
+            node.align_corners = align_corners
+        names = ["scales"] if len(sizes) == 1 else ["scales_d", "scales_h", "scales_w"][-len(sizes):]
+        for name, scale in zip(names, scales):
+            setattr(node, name, scale)  # PyTorch shows them as _saved_scales_h ...
+        set_history(out, node)
+    return out
 
 
 def _output_sizes(input: Tensor, size: Any, scale_factor: Any) -> tuple:
@@ -73,6 +233,14 @@ def _output_sizes(input: Tensor, size: Any, scale_factor: Any) -> tuple:
     return [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)], scales
 
 
+def _area(input: Tensor, sizes: list) -> Tensor:
+    """``mode='area'`` is adaptive average pooling to the output size (PyTorch calls it so)."""
+    from ..nn import functional as F
+
+    pool = {1: F.adaptive_avg_pool1d, 2: F.adaptive_avg_pool2d, 3: F.adaptive_avg_pool3d}[len(sizes)]
+    return pool(input, sizes)
+
+
 def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
                 align_corners: bool | None = None, recompute_scale_factor: bool | None = None,
                 antialias: bool = False) -> Tensor:
@@ -83,25 +251,19 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
     if mode in _LINEAR_MODES and input.dim() != _LINEAR_MODES[mode]:
         wanted = {3: "3D", 4: "4D", 5: "5D"}[_LINEAR_MODES[mode]]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {wanted} input")
-    if input.dim() < 3:
+    if input.dim() < 3 or input.dim() > 5:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
                                   f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
     sizes, scales = _output_sizes(input, size, scale_factor)
     if recompute_scale_factor:
         scales = [None] * len(sizes)
-    out = input
-    if mode in ("nearest", "nearest-exact"):
-        for offset, (out_size, scale) in enumerate(zip(sizes, scales)):
-            dim = 2 + offset
-            out = out.index_select(dim, _wrap(_nearest_index(out.shape[dim], out_size, scale, mode == "nearest-exact")))
-        return out
-    if mode in _LINEAR_MODES:
-        for offset, (out_size, scale) in enumerate(zip(sizes, scales)):
-            out = _linear_along(out, 2 + offset, out_size, bool(align_corners), scale)
-        return out
-    raise NotImplementedError(f"interpolate: mode '{mode}' is not implemented in glasstorch (nearest, nearest-exact, "
-                              f"linear, bilinear and trilinear are)")
+    if mode == "area":
+        return _area(input, sizes)
+    if mode in ("nearest", "nearest-exact") or mode in _LINEAR_MODES:
+        return _resample(input, mode, sizes, scales, bool(align_corners))
+    raise NotImplementedError(f"{mode} is not a mode of interpolate: nearest, nearest-exact, linear, bilinear, "
+                              "bicubic, trilinear or area")
 
 
 def upsample(input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
@@ -118,6 +280,35 @@ def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+# --- pixel and channel shuffles: permutations of the elements, each undone by its twin ---------------
+class PixelShuffleBackward0(Node):
+    """out = pixel_shuffle(self, r), a permutation: grad_self = pixel_unshuffle(grad, r)."""
+
+    upscale_factor: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (pixel_unshuffle(grad, self.upscale_factor),)
+
+
+class PixelUnshuffleBackward0(Node):
+    """out = pixel_unshuffle(self, r), a permutation: grad_self = pixel_shuffle(grad, r)."""
+
+    downscale_factor: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (pixel_shuffle(grad, self.downscale_factor),)
+
+
+class ChannelShuffleBackward0(Node):
+    """out = channel_shuffle(self, g) reads the channels as a (g, C / g) grid and transposes it;
+    transposing back is shuffling with C / g groups: grad_self = channel_shuffle(grad, C / g)."""
+
+    groups: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (channel_shuffle(grad, grad.shape[1] // self.groups),)
+
+
 def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
     """(*, C * r², H, W) -> (*, C, H * r, W * r): each group of r² channels becomes an r x r patch."""
     if input.dim() < 3:
@@ -131,9 +322,14 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of "
                            f"upscale_factor, but input.size(-3)={channels} is not divisible by {r * r}")
     n = len(batch)
-    x = input.reshape(*batch, channels // (r * r), r, r, height, width)
-    x = x.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)
-    return x.reshape(*batch, channels // (r * r), height * r, width * r)
+    out = _wrap(np.ascontiguousarray(
+        input._data.reshape(*batch, channels // (r * r), r, r, height, width)
+        .transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)).reshape(*batch, channels // (r * r), height * r, width * r))
+    if compute_requires_grad(input):
+        node = PixelShuffleBackward0(input)
+        node.upscale_factor = r
+        set_history(out, node)
+    return out
 
 
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
@@ -152,9 +348,14 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
         raise RuntimeError(f"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)="
                            f"{width} is not divisible by {r}")
     n = len(batch)
-    x = input.reshape(*batch, channels, height // r, r, width // r, r)
-    x = x.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)
-    return x.reshape(*batch, channels * r * r, height // r, width // r)
+    out = _wrap(np.ascontiguousarray(
+        input._data.reshape(*batch, channels, height // r, r, width // r, r)
+        .transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)).reshape(*batch, channels * r * r, height // r, width // r))
+    if compute_requires_grad(input):
+        node = PixelUnshuffleBackward0(input)
+        node.downscale_factor = r
+        set_history(out, node)
+    return out
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
@@ -167,8 +368,15 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
     batch, channels, *rest = input.shape
     if channels % groups:
         raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} channels and {groups} groups.")
-    x = input.reshape(batch, groups, channels // groups, *rest).transpose(1, 2)
-    return x.reshape(batch, channels, *rest)
+    out = _wrap(np.ascontiguousarray(input._data.reshape(batch, groups, channels // groups, *rest).swapaxes(1, 2))
+                .reshape(input._data.shape))
+    if compute_requires_grad(input):
+        node = ChannelShuffleBackward0(input)
+        node.groups = int(groups)
+        set_history(out, node)
+    return out
 
 
+# PyTorch's native_channel_shuffle records a Node without a backward ("NotImplemented");
+# glasstorch's is channel_shuffle itself, differentiable
 native_channel_shuffle = channel_shuffle
