@@ -43,6 +43,18 @@ class SubBackward0(Node):
         )
 
 
+class RsubBackward0(Node):
+    """out = other - alpha * self, both tensors:  d/dself = -alpha * grad,  d/dother = grad."""
+
+    alpha: Any
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (
+            maybe_multiply(-grad, self.alpha) if self.needs_input_grad(0) else None,
+            grad if self.needs_input_grad(1) else None,
+        )
+
+
 class RsubBackward1(Node):
     """out = other - alpha * self, with ``other`` a number:  d/dself = -alpha * grad."""
 
@@ -93,8 +105,8 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if _is_bool(input):
         return sub(other, input, alpha=alpha)  # PyTorch's error for a bool tensor
     out = _wrap(apply_binary(np.subtract, other, input if alpha == 1 else _scale_value(input, alpha)))
-    if compute_requires_grad(input):
-        node = RsubBackward1(input)
+    if compute_requires_grad(input, other):
+        node = RsubBackward0(input, other) if isinstance(other, Tensor) else RsubBackward1(input)
         node.alpha = alpha
         set_history(out, node)
     return out

@@ -8,7 +8,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
-from ..dtypes import promoted_values
+from .._typename import scalar_type_name
+from ..dtypes import from_numpy_dtype, promoted_values
 from ._elementwise import apply_binary
 from ._util import compute_requires_grad, set_history
 
@@ -41,25 +42,30 @@ def ge(input: Any, other: Any) -> Tensor:
     return _compare(np.greater_equal, input, other)
 
 
-def _logical_or_bitwise(ufunc_bool: Any, input: Any, other: Any) -> Tensor:
-    return _wrap(np.asarray(apply_binary(ufunc_bool, input, other)))
+def _bitwise(ufunc: Any, kernel: str, input: Any, other: Any) -> Tensor:
+    """A bitwise op: integers and bools only (PyTorch has no kernel for floats: ``kernel`` names
+    the one its message names)."""
+    values = np.asarray(apply_binary(ufunc, input, other))
+    if values.dtype.kind == "f":
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(from_numpy_dtype(values.dtype))}'")
+    return _wrap(values)
 
 
 def bitwise_and(input: Any, other: Any) -> Tensor:
-    return _logical_or_bitwise(np.bitwise_and, input, other)
+    return _bitwise(np.bitwise_and, "bitwise_and_cpu", input, other)
 
 
 def bitwise_or(input: Any, other: Any) -> Tensor:
-    return _logical_or_bitwise(np.bitwise_or, input, other)
+    return _bitwise(np.bitwise_or, "bitwise_or_cpu", input, other)
 
 
 def bitwise_xor(input: Any, other: Any) -> Tensor:
-    return _logical_or_bitwise(np.bitwise_xor, input, other)
+    return _bitwise(np.bitwise_xor, "bitwise_xor_cpu", input, other)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
     if input._data.dtype.kind == "f":
-        raise TypeError("bitwise_not is only supported for integer and boolean tensors")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
     return _wrap(np.invert(input._data))
 
 

@@ -8,10 +8,13 @@ arithmetic for a whole tensor at once:
   the reflection formula lgamma(x) = log(pi / |sin(pi x)|) - lgamma(1 - x) below 1/2;
 * ``digamma``: the recurrence psi(x) = psi(x + 1) - 1/x carries x above 10, where the asymptotic
   series converges fast; ``trigamma`` (polygamma of order 1) as PyTorch's calc_trigamma computes it
-  (six steps of psi'(x) = psi'(x + 1) + 1/x**2, then four terms); negative x use the reflection formulas.
+  (six steps of psi'(x) = psi'(x + 1) + 1/x**2, then four terms); negative x use the reflection formulas;
+* ``polygamma`` of order n >= 2: (-1)**(n+1) n! zeta(n + 1, x), with the Hurwitz zeta function
+  summed by Euler-Maclaurin (nine terms of the series, then its tail as an integral and twelve
+  Bernoulli corrections), as PyTorch's ``zeta`` does.
 
-d lgamma(x)/dx = digamma(x) (LgammaBackward0), d digamma(x)/dx = trigamma(x) (DigammaBackward0);
-trigamma's own derivative (polygamma of order 2) is not implemented in glasstorch.
+d lgamma(x)/dx = digamma(x) (LgammaBackward0), d digamma(x)/dx = trigamma(x) (DigammaBackward0),
+d polygamma(n, x)/dx = polygamma(n + 1, x) (PolygammaBackward0).
 """
 from __future__ import annotations
 
@@ -84,6 +87,35 @@ def _trigamma_values(x: np.ndarray) -> np.ndarray:
         return np.where(reflect, -result, result)
 
 
+# B_2k / (2k)!, the Euler-Maclaurin coefficients (Bernoulli numbers B_2 = 1/6, B_4 = -1/30, ...)
+_BERNOULLI = (1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798, -174611 / 330,
+              854513 / 138, -236364091 / 2730)
+_EULER_MACLAURIN = tuple(b / math.factorial(2 * k) for k, b in enumerate(_BERNOULLI, start=1))
+
+
+def _zeta_values(s: int, q: np.ndarray) -> np.ndarray:
+    """The Hurwitz zeta function sum over k >= 0 of (q + k)**-s, for an integer s >= 2: the first
+    nine terms summed, the rest as the integral of (q + 9 + t)**-s plus its Euler-Maclaurin corrections."""
+    q = q.astype(np.float64)
+    terms = 9
+    with np.errstate(divide="ignore", invalid="ignore"):
+        head = sum((q + k) ** -s for k in range(terms))
+        a = q + terms
+        tail = a ** (1 - s) / (s - 1) + 0.5 * a ** -s
+        rising = float(s)  # s (s + 1) ... (s + 2k - 2)
+        for k, coefficient in enumerate(_EULER_MACLAURIN, start=1):
+            tail = tail + coefficient * rising * a ** (-s - 2 * k + 1)
+            rising *= (s + 2 * k - 1) * (s + 2 * k)
+        values = head + tail
+    return np.where((q <= 0) & (q == np.floor(q)), np.inf, values)
+
+
+def _polygamma_values(n: int, x: np.ndarray) -> np.ndarray:
+    if n == 1:
+        return _trigamma_values(x)
+    return (1.0 if n % 2 else -1.0) * math.factorial(n) * _zeta_values(n + 1, x)
+
+
 class LgammaBackward0(Node):
     """d lgamma(x) = digamma(x)."""
 
@@ -103,7 +135,7 @@ class DigammaBackward0(Node):
 
 
 class PolygammaBackward0(Node):
-    """d polygamma(n, x) = polygamma(n + 1, x): glasstorch stops at order 1."""
+    """d polygamma(n, x) = polygamma(n + 1, x)."""
 
     n: int
     self_: SavedTensor
@@ -132,15 +164,12 @@ def digamma(input: Tensor) -> Tensor:
 
 
 def polygamma(n: int, input: Tensor) -> Tensor:
-    """The n-th derivative of digamma (n = 0: digamma; n = 1: trigamma; higher orders are not
-    implemented in glasstorch)."""
+    """The n-th derivative of digamma (n = 0: digamma; n = 1: trigamma)."""
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
     if n == 0:
         return digamma(input)
-    if n > 1:
-        raise NotImplementedError(f"polygamma of order {n} is not implemented in glasstorch (orders 0 and 1 are)")
-    out = _wrap(_trigamma_values(_floating(input)).astype(_floating(input).dtype))
+    out = _wrap(_polygamma_values(n, _floating(input)).astype(_floating(input).dtype))
     if compute_requires_grad(input):
         node = PolygammaBackward0(input)
         node.n, node.self_ = n, SavedTensor(input)

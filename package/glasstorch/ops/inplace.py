@@ -249,12 +249,24 @@ def mul_(tensor: Tensor, other: Any) -> Tensor:
     return _ufunc_inplace(tensor, np.multiply, other, arithmetic.mul)
 
 
-def div_(tensor: Tensor, other: Any) -> Tensor:
+def div_(tensor: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        return apply_inplace(tensor, arithmetic.div, other, rounding_mode=rounding_mode)
     return _ufunc_inplace(tensor, np.true_divide, other, arithmetic.div)
 
 
 def pow_(tensor: Tensor, exponent: Any) -> Tensor:
     return apply_inplace(tensor, arithmetic.pow, exponent)
+
+
+def float_power_(tensor: Tensor, exponent: Any) -> Tensor:
+    """``float_power`` computes in float64, so only a float64 tensor can hold its result."""
+    if tensor.dtype is not dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {scalar_type_name(tensor.dtype)} but the "
+                           "operation's result requires dtype Double")
+    from .pointwise_more import float_power
+
+    return apply_inplace(tensor, float_power, exponent)
 
 
 def neg_(tensor: Tensor) -> Tensor:

@@ -4,13 +4,14 @@ float_power, fmax, fmin, heaviside, ldexp, xlogy, gcd, lcm, logical_xor, the bit
 isposinf, isneginf, signbit, nan_to_num, rad2deg, deg2rad, positive, frexp, isin.
 
 Mirrors ``aten/src/ATen/native/BinaryOps.cpp``, ``PointwiseOps.cpp``, ``UnaryOps.cpp`` and
-``TensorCompare.cpp``. Simplified: the differentiable ones are *composed* from ops that already
-have a backward Node (``hypot`` is ``sqrt(a*a + b*b)``), so their gradients are right (each is
-gradchecked) but their ``grad_fn`` is the last op of the composition (``SqrtBackward0``) where
-PyTorch records one Node of its own (``HypotBackward0``). ``fmod`` and ``remainder`` have PyTorch's
-Nodes (``FmodBackward0/1``, ``RemainderBackward0/1``): numpy's values keep the sign of a zero result. Integer inputs and the ops whose
-derivative is zero almost everywhere (comparisons, ``heaviside``, ``gcd``) compute in numpy and
-record nothing, as PyTorch records nothing for them.
+``TensorCompare.cpp``. Each differentiable op computes its values in numpy and records one Node
+named and saving as PyTorch's (``LerpBackward0``, ``HypotBackward0``, ``XlogyBackward0`` ...), whose
+backward is written with tensor ops so that it can be differentiated again. ``fmod`` and
+``remainder``: numpy's values keep the sign of a zero result. ``floor_divide`` and
+``float_power`` are composed (``div(rounding_mode='floor')``, ``pow`` in float64: PyTorch records
+the same Nodes). Integer inputs and the ops whose derivative is zero almost everywhere
+(comparisons, ``heaviside``, ``gcd``) compute in numpy and record nothing, as PyTorch records
+nothing for them.
 """
 from __future__ import annotations
 
@@ -24,14 +25,9 @@ from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..dtypes import promoted_values, result_type
 from ..autograd.graph import Node, SavedTensor
+from . import arithmetic
+from ._elementwise import broadcast_error
 from ._util import compute_requires_grad, set_history
-from .comparison import maximum, minimum
-from .indexing import where
-
-
-def _tensor(value: Any, like: Tensor) -> Tensor:
-    """A Python number as a 0-dim tensor, so the composed ops can use it."""
-    return value if isinstance(value, Tensor) else _wrap(np.asarray(value, dtype=result_type(like, value).numpy_dtype))
 
 
 def _is_floating(*operands: Any) -> bool:
@@ -43,10 +39,89 @@ def _check_not_bool(name: str, *operands: Any) -> None:
         raise RuntimeError(f"\"{name}\" not implemented for 'Bool'")
 
 
+# --- how the ops of this file join the graph ----------------------------------------------------
+def _record(out: Tensor, node_class: type, inputs: tuple, **saved: Any) -> Tensor:
+    """Record ``node_class`` for ``out`` when an input requires grad. ``inputs`` are the Node's edges
+    (the tensor operands, in PyTorch's order); ``saved`` its state under PyTorch's names: a tensor
+    (``self_``, ``result_``) is saved as a SavedTensor, anything else (``value``, ``weight``) as is."""
+    if not compute_requires_grad(*inputs):
+        return out
+    node = node_class(*inputs)
+    for name, value in saved.items():
+        if isinstance(value, Tensor):
+            value = SavedTensor(value, is_output=value is out)
+        setattr(node, name, value)
+    return set_history(out, node)
+
+
+def _values(function: Any, *operands: Any, floating: bool = True) -> np.ndarray:
+    """``function`` of the operands' values in PyTorch's result dtype (floating point unless told),
+    broadcast, with PyTorch's message where the shapes do not broadcast; inf and nan are ordinary
+    results (no numpy warnings)."""
+    values = promoted_values(*operands, floating=floating)
+    target = result_type(*operands)
+    if floating and not target.is_floating_point:
+        target = dtypes.get_default_dtype()
+    try:
+        with np.errstate(all="ignore"):
+            # (a numpy constant inside ``function``, such as np.log(2.5), would widen float32 to float64)
+            return np.asarray(function(*values), dtype=target.numpy_dtype)
+    except ValueError:
+        raise _broadcast_error([np.shape(v) for v in values]) from None
+
+
+def _broadcast_error(shapes: list) -> RuntimeError:
+    """PyTorch's message for the first operand whose shape does not broadcast with those before it."""
+    shape = shapes[0]
+    for other in shapes[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, other)
+        except ValueError:
+            return broadcast_error(shape, other)
+    return RuntimeError(f"shapes {shapes} cannot be broadcast together")
+
+
+def _constant(mask: np.ndarray, like: Tensor) -> Tensor:
+    """A mask as a tensor of ``like``'s dtype: a constant factor of a gradient formula."""
+    return _wrap(mask.astype(like._data.dtype))
+
+
 # --- products and interpolation (PointwiseOps.cpp, Lerp.cpp) ---------------------------------
+class AddcmulBackward0(Node):
+    """out = self + value * tensor1 * tensor2:
+    d/dself = grad,  d/dtensor1 = grad * value * tensor2,  d/dtensor2 = grad * value * tensor1."""
+
+    tensor1_: SavedTensor
+    tensor2_: SavedTensor
+    value: Any
+
+    def backward(self, grad: Tensor) -> tuple:
+        scaled = grad * self.value if self.value != 1 else grad
+        return (grad if self.needs_input_grad(0) else None,
+                scaled * self._saved_tensor2 if self.needs_input_grad(1) else None,
+                scaled * self._saved_tensor1 if self.needs_input_grad(2) else None)
+
+
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
-    """input + value * tensor1 * tensor2 (PyTorch: one AddcmulBackward0)."""
-    return input + value * tensor1 * tensor2 if value != 1 else input + tensor1 * tensor2
+    """input + value * tensor1 * tensor2, in one step (one rounding per product, as PyTorch)."""
+    out = _wrap(_values(lambda x, a, b: x + value * a * b, input, tensor1, tensor2, floating=False))
+    return _record(out, AddcmulBackward0, (input, tensor1, tensor2), tensor1_=tensor1, tensor2_=tensor2, value=value)
+
+
+class AddcdivBackward0(Node):
+    """out = self + value * tensor1 / tensor2:
+    d/dself = grad,  d/dtensor1 = grad * value / tensor2,  d/dtensor2 = -grad * value * tensor1 / tensor2**2."""
+
+    tensor1_: SavedTensor
+    tensor2_: SavedTensor
+    value: Any
+
+    def backward(self, grad: Tensor) -> tuple:
+        tensor1, tensor2 = self._saved_tensor1, self._saved_tensor2
+        scaled = grad * self.value if self.value != 1 else grad
+        return (grad if self.needs_input_grad(0) else None,
+                scaled / tensor2 if self.needs_input_grad(1) else None,
+                -scaled * tensor1 / (tensor2 * tensor2) if self.needs_input_grad(2) else None)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
@@ -58,36 +133,144 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
                            "inputs and as (input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
                            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
                            "dtypes.")
-    return input + value * (tensor1 / tensor2) if value != 1 else input + tensor1 / tensor2
+    out = _wrap(_values(lambda x, a, b: x + value * (a / b), input, tensor1, tensor2, floating=False))
+    return _record(out, AddcdivBackward0, (input, tensor1, tensor2), tensor1_=tensor1, tensor2_=tensor2, value=value)
+
+
+class LerpBackward0(Node):
+    """out = self + weight * (end - self), ``weight`` a number:
+    d/dself = grad * (1 - weight),  d/dend = grad * weight."""
+
+    weight: Any
+
+    def backward(self, grad: Tensor) -> tuple:
+        weight = self.weight
+        return (grad * (1 - weight) if self.needs_input_grad(0) else None,
+                grad * weight if self.needs_input_grad(1) else None)
+
+
+class LerpBackward1(Node):
+    """out = self + weight * (end - self), ``weight`` a tensor:
+    d/dself = grad * (1 - weight),  d/dend = grad * weight,  d/dweight = grad * (end - self)."""
+
+    self_: SavedTensor
+    end_: SavedTensor
+    weight_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        weight = self._saved_weight
+        return (grad * (1 - weight) if self.needs_input_grad(0) else None,
+                grad * weight if self.needs_input_grad(1) else None,
+                grad * (self._saved_end - self._saved_self) if self.needs_input_grad(2) else None)
+
+
+def _lerp_values(start: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
+    """PyTorch's formula: from ``start`` for small weights, from ``end`` for large ones, so that
+    weight 0 gives start and weight 1 gives end exactly."""
+    return np.where(np.abs(weight) < 0.5, start + weight * (end - start), end - (end - start) * (1 - weight))
+
+
+def _check_same_dtype(input: Tensor, **others: Any) -> None:
+    for name, other in others.items():
+        if isinstance(other, Tensor) and other.dtype is not input.dtype:
+            raise RuntimeError(f"expected dtype {scalar_type(input.dtype).lower()} for `{name}` but got dtype "
+                               f"{scalar_type(other.dtype).lower()}")
 
 
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """input + weight * (end - input): the point ``weight`` of the way from input to end."""
-    return input + weight * (end - input)
+    _check_same_dtype(input, end=end, weight=weight)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for '{scalar_type(input.dtype)}'")
+    out = _wrap(np.asarray(_values(_lerp_values, input, end, weight, floating=False), dtype=input._data.dtype))
+    if isinstance(weight, Tensor):
+        return _record(out, LerpBackward1, (input, end, weight), self_=input, end_=end, weight_=weight)
+    return _record(out, LerpBackward0, (input, end), weight=weight)
 
 
 # --- binary functions of floats (BinaryOps.cpp) ------------------------------------------------
+class HypotBackward0(Node):
+    """out = sqrt(self**2 + other**2):  d/dself = grad * self / out,  d/dother = grad * other / out."""
+
+    other_: SavedTensor
+    result_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        scaled = grad / self._saved_result
+        return (scaled * self._saved_self if self.needs_input_grad(0) else None,
+                scaled * self._saved_other if self.needs_input_grad(1) else None)
+
+
 def hypot(input: Tensor, other: Tensor) -> Tensor:
-    """sqrt(input² + other²), the length of the hypotenuse."""
-    return (input * input + other * other).sqrt()
+    """sqrt(input² + other²), the length of the hypotenuse (without overflow for large inputs)."""
+    out = _wrap(_values(np.hypot, input, other))
+    return _record(out, HypotBackward0, (input, other), self_=input, other_=other, result_=out)
+
+
+class LogaddexpBackward0(Node):
+    """out = log(exp(self) + exp(other)):  d/dself = grad * exp(self) / exp(out) = grad * sigmoid(self - other),
+    d/dother = grad * sigmoid(other - self) (the sigmoid form never overflows)."""
+
+    other_: SavedTensor
+    self_: SavedTensor
+    _base_log = 1.0  # ln of the base: e for logaddexp
+
+    def backward(self, grad: Tensor) -> tuple:
+        difference = self._saved_self - self._saved_other
+        if self._base_log != 1.0:
+            difference = difference * self._base_log
+        return (grad * difference.sigmoid() if self.needs_input_grad(0) else None,
+                grad * (-difference).sigmoid() if self.needs_input_grad(1) else None)
+
+
+class Logaddexp2Backward0(LogaddexpBackward0):
+    """out = log2(2**self + 2**other):  d/dself = grad * sigmoid((self - other) ln 2), d/dother likewise."""
+
+    _base_log = math.log(2)
 
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
-    """log(exp(a) + exp(b)), computed as max(a, b) + log1p(exp(-|a - b|)) so that it never overflows."""
-    return maximum(input, other) + (-(input - other).abs()).exp().log1p()
+    """log(exp(a) + exp(b)), computed without overflow (numpy's logaddexp)."""
+    out = _wrap(_values(np.logaddexp, input, other))
+    return _record(out, LogaddexpBackward0, (input, other), self_=input, other_=other)
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^a + 2^b), as logaddexp in base 2."""
-    return maximum(input, other) + (-(input - other).abs() * math.log(2)).exp().log1p() / math.log(2)
+    out = _wrap(_values(np.logaddexp2, input, other))
+    return _record(out, Logaddexp2Backward0, (input, other), self_=input, other_=other)
+
+
+class CopysignBackward0(Node):
+    """out = |self| with the sign of other (a tensor):  d/dself = grad * out / self (the sign that
+    was given to |self|; 0 where self is 0),  d/dother = 0 (only its sign counts)."""
+
+    result_: SavedTensor
+    self_: SavedTensor
+
+    def grad_self(self, grad: Tensor) -> Tensor:
+        self_ = self._saved_self
+        return grad * (self._saved_result / self_).masked_fill(_wrap(self_._data == 0), 0)
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (self.grad_self(grad) if self.needs_input_grad(0) else None,
+                grad * 0 if self.needs_input_grad(1) else None)
+
+
+class CopysignBackward1(CopysignBackward0):
+    """copysign(self, number):  d/dself = grad * out / self (0 where self is 0); no edge to the number."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (self.grad_self(grad),)
 
 
 def copysign(input: Tensor, other: Any) -> Tensor:
     """|input| with the sign of ``other`` (a -0.0 counts as negative). Always floating point."""
-    sign_of_other = np.where(np.signbit(other._data if isinstance(other, Tensor) else np.asarray(other)), -1.0, 1.0)
-    floating = input if _is_floating(input, other) else input.to(dtypes.get_default_dtype())
-    dtype = result_type(floating, other)
-    return floating.to(dtype).abs() * _wrap(sign_of_other.astype(dtype.numpy_dtype))
+    out = _wrap(_values(np.copysign, input, other))
+    if isinstance(other, Tensor):
+        return _record(out, CopysignBackward0, (input, other), self_=input, result_=out)
+    return _record(out, CopysignBackward1, (input,), self_=input, result_=out)
 
 
 class FmodBackward0(Node):
@@ -173,38 +356,114 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     base = input.double() if isinstance(input, Tensor) else input
     power = exponent.double() if isinstance(exponent, Tensor) else exponent
     if not isinstance(base, Tensor):
-        base = _wrap(np.asarray(base, dtype=np.float64))
+        return arithmetic.pow(float(base), power)  # a number base: PowBackward2, as in PyTorch
     return base ** power
+
+
+class FmaxBackward0(Node):
+    """out = fmax(self, other): the gradient goes to whichever input was picked; a tie goes to
+    self, and a nan ``other`` is never picked:  d/dself = grad * (self >= other or other is nan),
+    d/dother = grad - d/dself."""
+
+    other_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, other = self._saved_self._data, self._saved_other._data
+        from_self = grad * _constant(self.keeps(self_, other) | np.isnan(other), grad)
+        return (from_self if self.needs_input_grad(0) else None, grad - from_self if self.needs_input_grad(1) else None)
+
+    keeps = staticmethod(np.greater_equal)
+
+
+class FminBackward0(FmaxBackward0):
+    """out = fmin(self, other): as fmax, with self kept where self <= other."""
+
+    keeps = staticmethod(np.less_equal)
 
 
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores a NaN (numpy's fmax); maximum propagates it."""
-    pick_other = _wrap(np.isnan(input._data) & ~np.isnan(other._data)) | (input < other)
-    return where(pick_other, other, input)
+    out = _wrap(_values(np.fmax, input, other, floating=False))
+    return _record(out, FmaxBackward0, (input, other), self_=input, other_=other)
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores a NaN (numpy's fmin)."""
-    pick_other = _wrap(np.isnan(input._data) & ~np.isnan(other._data)) | (input > other)
-    return where(pick_other, other, input)
+    out = _wrap(_values(np.fmin, input, other, floating=False))
+    return _record(out, FminBackward0, (input, other), self_=input, other_=other)
+
+
+def _xlogy_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """x * log(y), and 0 where x is 0 (unless y is nan)."""
+    return np.where((x == 0) & ~np.isnan(y), 0, x * np.log(y))
+
+
+class XlogyBackward0(Node):
+    """out = xlogy(self, other), both tensors:  d/dself = grad * xlogy(self != 0, other) (log(other),
+    or 0 where self is 0),  d/dother = grad * self / other."""
+
+    other_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        self_, other = self._saved_self, self._saved_other
+        return (grad * _xlogy_self_grad(self_, other) if self.needs_input_grad(0) else None,
+                grad * self_ / other if self.needs_input_grad(1) else None)
+
+
+class XlogyBackward1(Node):
+    """out = xlogy(self, other) with ``self`` a number:  d/dother = grad * self / other."""
+
+    other_: SavedTensor
+    self: Any  # the number (PyTorch's name)
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * self._saved_self / self._saved_other,)
+
+
+class XlogyBackward2(Node):
+    """out = xlogy(self, other) with ``other`` a number:  d/dself = grad * xlogy(self != 0, other)."""
+
+    self_: SavedTensor
+    other: Any
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * _xlogy_self_grad(self._saved_self, self._saved_other),)
+
+
+def _xlogy_self_grad(self_: Tensor, other: Any) -> Tensor:
+    """xlogy(self != 0, other), differentiable in ``other`` (for second derivatives)."""
+    return xlogy(_constant(self_._data != 0, self_), other)
 
 
 def xlogy(input: Any, other: Any) -> Tensor:
-    """input * log(other), and 0 where input is 0 (even where other is 0). Simplified: the gradient
-    for ``input`` is 0 where input is 0; PyTorch's is log(other) there."""
+    """input * log(other), and 0 where input is 0 (even where other is 0)."""
+    out = _wrap(_values(_xlogy_values, input, other))
     if not isinstance(input, Tensor):
-        input = _tensor(input, other)
+        return _record(out, XlogyBackward1, (other,), self=input, other_=other)
     if not isinstance(other, Tensor):
-        other = _tensor(other, input)
-    product = input * other.log() if _is_floating(input, other) else input.double() * other.double().log()
-    return where(_wrap(input._data == 0) & ~_wrap(np.isnan(other._data)), 0.0, product)
+        return _record(out, XlogyBackward2, (input,), self_=input, other=other)
+    return _record(out, XlogyBackward0, (input, other), self_=input, other_=other)
+
+
+class LdexpBackward0(Node):
+    """out = self * 2**other:  d/dself = grad * 2**other,  d/dother = grad * out * ln 2."""
+
+    other_: SavedTensor
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        other = self._saved_other
+        scale = (other * math.log(2)).exp() if other.is_floating_point() else _wrap(np.exp2(other._data).astype(grad._data.dtype))
+        return (grad * scale if self.needs_input_grad(0) else None,
+                grad * self._saved_result * math.log(2) if self.needs_input_grad(1) else None)
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
-    """input * 2 ** other."""
-    scale = _wrap(np.ldexp(1.0, np.asarray(other._data if isinstance(other, Tensor) else other, dtype=np.int64)).astype(
-        result_type(input, 1.0).numpy_dtype))
-    return input * scale
+    """input * 2 ** other (in floating point, whatever the inputs' dtypes)."""
+    out = _wrap(_values(lambda x, e: x * np.exp2(e), input, other))
+    return _record(out, LdexpBackward0, (input, other), other_=other, result_=out)
 
 
 def nextafter(input: Tensor, other: Any) -> Tensor:
@@ -269,32 +528,60 @@ def signbit(input: Tensor) -> Tensor:
     return _wrap(np.signbit(input._data))
 
 
+class NanToNumBackward0(Node):
+    """The gradient passes where the value was finite and is 0 at the replaced places."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * _constant(np.isfinite(self._saved_self._data), grad),)
+
+
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
-    """NaN -> ``nan``, +inf -> ``posinf`` (the dtype's largest number by default), -inf -> ``neginf``.
-    The gradient passes where the value was finite and is 0 at the replaced places."""
+    """NaN -> ``nan``, +inf -> ``posinf`` (the dtype's largest number by default), -inf -> ``neginf``."""
     if input._data.dtype.kind != "f":
         return input.clone()
     finfo = np.finfo(input._data.dtype)
     values = np.nan_to_num(input._data, nan=nan, posinf=finfo.max if posinf is None else posinf,
                            neginf=finfo.min if neginf is None else neginf)
-    replaced = _wrap(~np.isfinite(input._data))
-    return where(replaced, _wrap(values), input)
+    return _record(_wrap(values), NanToNumBackward0, (input,), self_=input)
+
+
+class Rad2DegBackward0(Node):
+    """out = self * 180 / pi:  d/dself = grad * 180 / pi."""
+
+    _factor = 180.0 / math.pi
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * self._factor,)
+
+
+class Deg2RadBackward0(Rad2DegBackward0):
+    """out = self * pi / 180:  d/dself = grad * pi / 180."""
+
+    _factor = math.pi / 180.0
+
+
+def _scaled(input: Tensor, node_class: type) -> Tensor:
+    """input * the node's factor, in floating point (integers become the default dtype)."""
+    out = _wrap(_values(lambda x: x * np.asarray(node_class._factor, x.dtype), input))
+    return _record(out, node_class, (input,))
 
 
 def rad2deg(input: Tensor) -> Tensor:
     """Radians to degrees: input * 180 / pi."""
-    return (input if input.is_floating_point() else input.float()) * (180.0 / math.pi)
+    return _scaled(input, Rad2DegBackward0)
 
 
 def deg2rad(input: Tensor) -> Tensor:
     """Degrees to radians: input * pi / 180."""
-    return (input if input.is_floating_point() else input.float()) * (math.pi / 180.0)
+    return _scaled(input, Deg2RadBackward0)
 
 
 def positive(input: Tensor) -> Tensor:
     """The input itself (PyTorch returns it, not a copy); bool refused as PyTorch refuses it."""
     if input.dtype is dtypes.bool:
-        raise TypeError("The `+` operator, on a bool tensor is not supported.")
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return input
 
 
@@ -310,12 +597,22 @@ class return_types_frexp(_frexp):
         return f"glasstorch.return_types.frexp(\nmantissa={self.mantissa!r},\nexponent={self.exponent!r})"
 
 
+class FrexpBackward0(Node):
+    """mantissa = self / 2**exponent, the exponent a step function:  d/dself = grad / 2**exponent."""
+
+    exponent_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad * _wrap(np.exp2(-self._saved_exponent._data.astype(grad._data.dtype))),)
+
+
 def frexp(input: Tensor) -> return_types_frexp:
     """input = mantissa * 2 ** exponent with 0.5 <= |mantissa| < 1 (floating inputs only)."""
     if input._data.dtype.kind != "f":
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa, exponent = np.frexp(input._data)
-    return return_types_frexp(_wrap(mantissa), _wrap(exponent.astype(np.int32)))
+    exponent = _wrap(exponent.astype(np.int32))
+    return return_types_frexp(_record(_wrap(mantissa), FrexpBackward0, (input,), exponent_=exponent), exponent)
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
