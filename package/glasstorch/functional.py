@@ -31,8 +31,21 @@ def broadcast_tensors(*tensors: Any) -> tuple:
     """Each tensor expanded to the common broadcast shape (views, ``ExpandBackward0``), as PyTorch's."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
-    shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(t.expand(shape) for t in tensors)
+    shape: tuple = ()
+    for t in tensors:  # pairwise, as PyTorch's infer_size, with its message
+        shape = _broadcast_pair(shape, tuple(t.shape))
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in tensors)  # as PyTorch: itself if it fits
+
+
+def _broadcast_pair(a: tuple, b: tuple) -> tuple:
+    """The shape ``a`` and ``b`` broadcast to (aligned at their last dims)."""
+    ndim = max(len(a), len(b))
+    a, b = (1,) * (ndim - len(a)) + a, (1,) * (ndim - len(b)) + b
+    for dim, (m, n) in enumerate(zip(a, b)):
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(f"The size of tensor a ({m}) must match the size of tensor b ({n}) at non-singleton "
+                               f"dimension {dim}")
+    return tuple(n if m == 1 else m for m, n in zip(a, b))
 
 
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) -> Tensor:

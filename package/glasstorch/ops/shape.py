@@ -507,8 +507,9 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
     if dim is None:
         input, dim = input.reshape(-1), 0
     axis = _normalize_dim(dim, input._data.ndim)
-    if isinstance(repeats, Tensor) and repeats._data.size != 1:
-        counts = repeats._data
+    if isinstance(repeats, Tensor):  # one count per element (a single count is used for all)
+        counts = np.broadcast_to(repeats._data.reshape(-1), input._data.shape[axis:axis + 1]) \
+            if repeats._data.size == 1 else repeats._data
         if counts.shape[0] != input._data.shape[axis]:
             raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                                f"{counts.shape[0]} and input.size({axis}) = {input._data.shape[axis]}")
@@ -607,13 +608,23 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
-    """``input`` along ``dim`` from ``start`` for ``length`` elements: a slice (SliceBackward0)."""
+    """``input`` along ``dim`` from ``start`` for ``length`` elements: a view, recorded as the slice
+    it is (SliceBackward0, even when it keeps the whole dim)."""
+    from .indexing import SliceBackward0
+
     axis = _normalize_dim(dim, input._data.ndim)
     size = input._data.shape[axis]
     start = int(start) + (size if start < 0 else 0)
     if not 0 <= start <= size or start + length > size or length < 0:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return input[(slice(None),) * axis + (slice(start, start + length),)]
+    key = (slice(None),) * axis + (slice(start, start + length),)
+    out = view_of(input, input._data[key])
+    if compute_requires_grad(input):
+        node = SliceBackward0(input)
+        node._key, node._self_shape = key, input._data.shape
+        node.dim, node.start, node.end, node.step, node.self_sym_sizes = axis, start, start + length, 1, input._data.shape
+        set_history(out, node)
+    return out
 
 
 class NarrowCopyBackward0(Node):

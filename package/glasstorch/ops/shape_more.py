@@ -5,10 +5,11 @@ searchsorted, bucketize, bincount, tril_indices, triu_indices, unravel_index, an
 logspace and range (``range_`` here, so that Python's ``range`` stays usable in this file).
 
 Mirrors ``aten/src/ATen/native/TensorShape.cpp``, ``Bucketization.cpp`` and ``TensorFactories.cpp``.
-Each differentiable one is composed from ops that have a backward Node (slices, ``cat``, ``stack``,
-``reshape``, ``mul``, ``index_select``), as PyTorch composes most of them; where PyTorch records a
-Node of its own (``TraceBackward0``, ``DiagEmbedBackward0``, ``BlockDiagBackward0``,
-``TakeBackward0``), glasstorch's ``grad_fn`` is the last op of the composition instead.
+Most differentiable ones are composed from ops that have a backward Node (slices, ``cat``,
+``stack``, ``reshape``, ``mul``, ``index_select``), as PyTorch composes them, so their ``grad_fn``
+is the last op's Node, as in PyTorch. Where PyTorch records a Node of its own (``TraceBackward0``,
+``DiagEmbedBackward0``, ``BlockDiagBackward0``, ``Rot90Backward0``, ``RenormBackward0``,
+``TakeBackward0``), the forward here is numpy and the Node sits next to it.
 """
 from __future__ import annotations
 
@@ -21,7 +22,26 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
-from .shape import cat, stack
+from ..autograd.graph import Node
+from ._arguments import write_out
+from ._util import SavedTensor, compute_requires_grad, set_history
+from .shape import DiagonalBackward0, UnsafeViewBackward0, cat, stack
+
+
+def _record(out: Tensor, node_class: type, inputs: tuple, **saved: Any) -> Tensor:
+    """Give ``out`` a ``node_class`` grad_fn holding ``saved`` if any of ``inputs`` requires grad."""
+    if compute_requires_grad(*inputs):
+        node = node_class(*inputs)
+        for name, value in saved.items():
+            setattr(node, name, value)
+        set_history(out, node)
+    return out
+
+
+def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
+    """``at::_unsafe_view``: the result of a composite op reshaped without being tracked as a view
+    (its memory is the op's own intermediate), recorded as ``UnsafeViewBackward0``."""
+    return _record(_wrap(input._data.reshape(shape)), UnsafeViewBackward0, (input,), self_sym_sizes=input._data.shape)
 
 
 def _axis(input: Tensor, dim: int) -> int:
@@ -111,39 +131,65 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     a, b = _axis(input, dims[0]), _axis(input, dims[1])
     if a == b:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}")
-    k %= 4
-    if k == 1:
-        return input.flip(b).transpose(a, b)
-    if k == 2:
-        return input.flip(a, b)
-    if k == 3:
-        return input.flip(a).transpose(a, b)
-    return input.clone()
+    out = _wrap(np.rot90(input._data, k, (a, b)).copy())  # numpy turns the same way: from a toward b
+    return _record(out, Rot90Backward0, (input,), k=k, dims=tuple(dims))
+
+
+class Rot90Backward0(Node):
+    """out = rot90(self, k, dims): turning the gradient back, -k times, is the whole backward."""
+
+    dims: tuple
+    k: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (rot90(grad, -self.k, self.dims),)
 
 
 # --- diagonals ---------------------------------------------------------------------------------------
+class DiagEmbedBackward0(Node):
+    """out = diag_embed(self, offset, dim1, dim2): the gradient is read back from that diagonal."""
+
+    dim1: int
+    dim2: int
+    offset: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (grad.diagonal(self.offset, self.dim1, self.dim2),)
+
+
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """The last dim of ``input`` written on a diagonal of new square matrices (in dims ``dim1``, ``dim2``)."""
-    n = input.shape[-1] + abs(offset)
-    # out[..., i, j] = sum_k input[..., k] * [row of k == i and column of k == j]
-    rows = np.arange(input.shape[-1]) + max(-offset, 0)
-    cols = np.arange(input.shape[-1]) + max(offset, 0)
-    place = np.zeros((input.shape[-1], n, n), dtype=input._data.dtype)
-    place[np.arange(input.shape[-1]), rows, cols] = 1
-    out = (input.unsqueeze(-1).unsqueeze(-1) * _wrap(place)).sum(-3)
-    ndim = out.dim()
-    d1, d2 = dim1 % ndim, dim2 % ndim
-    if (d1, d2) != (ndim - 2, ndim - 1):
-        out = out.movedim((ndim - 2, ndim - 1), (d1, d2))
-    return out
+    ndim = input.dim() + 1
+    d1, d2 = _axis_of(dim1, ndim), _axis_of(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    data = input._data.reshape(input._data.shape or (1,))
+    n = data.shape[-1]
+    values = np.zeros(data.shape[:-1] + (n + abs(offset),) * 2, dtype=data.dtype)
+    k = np.arange(n)
+    values[..., k + max(-offset, 0), k + max(offset, 0)] = data  # out[..., i, i + offset] = input[..., i]
+    out = _wrap(np.ascontiguousarray(np.moveaxis(values, (-2, -1), (d1, d2))))
+    return _record(out, DiagEmbedBackward0, (input,), dim1=dim1, dim2=dim2, offset=offset)
+
+
+def _axis_of(dim: int, ndim: int) -> int:
+    if not -ndim <= dim < ndim:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
+    return dim % ndim
+
+
+class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name
+    """``diag`` of a matrix: ``diagonal_copy``, a copy of the diagonal (not a view); same backward."""
 
 
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
-    """A 1-D input: the square matrix with it on diagonal ``diagonal``; a 2-D input: that diagonal."""
+    """A 1-D input: the square matrix with it on diagonal ``diagonal``; a 2-D input: that diagonal (a copy)."""
     if input.dim() == 1:
         return diag_embed(input, diagonal)
     if input.dim() == 2:
-        return input.diagonal(diagonal)
+        out = _wrap(np.diagonal(input._data, diagonal).copy())
+        return _record(out, DiagonalBackward0_copy, (input,), dim1=0, dim2=1, offset=diagonal,
+                       self_sym_sizes=input._data.shape)
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.dim()}D")
 
 
@@ -152,29 +198,58 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
     return diag_embed(input.reshape(-1), offset)
 
 
+class TraceBackward0(Node):
+    """out = sum_i self[i, i]: the gradient is ``grad`` on the main diagonal, zeros elsewhere."""
+
+    self_sym_sizes: tuple
+
+    def backward(self, grad: Tensor) -> tuple:
+        eye = np.eye(*self.self_sym_sizes, dtype=grad._data.dtype)
+        return (grad * _wrap(eye),)
+
+
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
-    return input.diagonal().sum()
+    data = input._data
+    if data.dtype.kind in "biu":  # as sum: integers and bools add up as int64
+        data = data.astype(np.int64)
+    return _record(_wrap(np.asarray(np.trace(data), dtype=data.dtype)), TraceBackward0, (input,),
+                   self_sym_sizes=input._data.shape)
+
+
+class BlockDiagBackward0(Node):
+    """out = block_diag(*tensors): each tensor's gradient is its block of ``grad``, back in its shape."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        grads, row, column = [], 0, 0
+        for i, (shape, dtype, (rows, columns)) in enumerate(self._blocks):
+            block = grad[row:row + rows, column:column + columns].reshape(shape)
+            grads.append((block if block.dtype is dtype else block.to(dtype)) if self.needs_input_grad(i) else None)
+            row, column = row + rows, column + columns
+        return tuple(grads)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
     """The tensors (0-, 1- or 2-D) as blocks on the diagonal of one matrix, zeros elsewhere."""
-    blocks = [t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t for t in tensors]
-    for i, t in enumerate(blocks):
-        if t.dim() != 2:
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
             raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {t.dim()} dimensions")
-    dtype = dtypes.result_type(*blocks) if blocks else dtypes.get_default_dtype()
-    width = sum(t.shape[1] for t in blocks)
-    rows, column = [], 0
-    for t in blocks:
-        t = t.to(dtype)
-        left = _wrap(np.zeros((t.shape[0], column), dtype=dtype.numpy_dtype))
-        right = _wrap(np.zeros((t.shape[0], width - column - t.shape[1]), dtype=dtype.numpy_dtype))
-        rows.append(cat([left, t, right], 1))
-        column += t.shape[1]
-    return cat(rows, 0) if rows else _wrap(np.zeros((0, 0), dtype=dtype.numpy_dtype))
+    blocks = [t._data.reshape(1, 1) if t.dim() == 0 else t._data.reshape(1, -1) if t.dim() == 1 else t._data
+              for t in tensors]
+    dtype = dtypes.result_type(*tensors) if tensors else dtypes.get_default_dtype()
+    values = np.zeros((sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)), dtype=dtype.numpy_dtype)
+    row, column = 0, 0
+    for block in blocks:
+        values[row:row + block.shape[0], column:column + block.shape[1]] = block
+        row, column = row + block.shape[0], column + block.shape[1]
+    out = _wrap(values)
+    if compute_requires_grad(*tensors):
+        node = BlockDiagBackward0(*tensors)
+        node._blocks = [(t._data.shape, t.dtype, b.shape) for t, b in zip(tensors, blocks)]
+        set_history(out, node)
+    return out
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, **_: Any) -> Tensor:
@@ -197,9 +272,9 @@ def inner(input: Tensor, other: Tensor) -> Tensor:
     if input.shape[-1] != other.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(input.shape)} and {list(other.shape)}")
-    # out[a..., b...] = sum_k input[a..., k] * other[b..., k]
-    left = input.reshape(*input.shape[:-1], *([1] * (other.dim() - 1)), input.shape[-1])
-    return (left * other).sum(-1)
+    from ..functional import tensordot
+
+    return tensordot(input, other, ([-1], [-1]))  # out[a..., b...] = sum_k input[a..., k] * other[b..., k]
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
@@ -211,7 +286,7 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
     a_shape = [s for n in a.shape for s in (n, 1)]
     b_shape = [s for n in b.shape for s in (1, n)]
     product = a.reshape(*a_shape) * b.reshape(*b_shape)
-    return product.reshape(*[m * n for m, n in zip(a.shape, b.shape)])
+    return _unsafe_view(product, tuple(m * n for m, n in zip(a.shape, b.shape)))
 
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
@@ -238,8 +313,7 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
     index = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     if r == 0:
         return _wrap(np.empty((0,), dtype=input._data.dtype))
-    return input.index_select(0, _wrap(index.reshape(-1))).reshape(-1, r) if index.size else \
-        _wrap(np.empty((0, r), dtype=input._data.dtype))
+    return stack([input.index_select(0, _wrap(column.copy())) for column in index.T], 1)  # column j: element j
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
@@ -249,10 +323,16 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    powers = range(n) if increasing else range(n - 1, -1, -1)
     base = x if x.is_floating_point() or x.dtype is dtypes.int64 else x.to(dtypes.int64)
-    columns = [base ** p if p else base.new_ones(base.shape) for p in powers]
-    return stack(columns, 1) if columns else _wrap(np.empty((x.shape[0], 0), dtype=base._data.dtype))
+    # a column of ones, then the running products x, x*x, ... beside it. PyTorch writes them into
+    # one tensor in place (its grad_fn with increasing=True is CopySlices; here CatBackward0), and
+    # in 2.13 its backward then fails (cumprod's saved input is overwritten); this one works.
+    ones = _wrap(np.ones((x.shape[0], min(n, 1)), dtype=base._data.dtype))
+    if n <= 1:
+        return ones  # no power of x in it: nothing to differentiate
+    powers = base.unsqueeze(1).expand(x.shape[0], max(n - 1, 0)).cumprod(1)
+    result = cat([ones, powers], 1)
+    return result if increasing else result.flip(1)
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
@@ -262,8 +342,27 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     bad = (flat_index._data >= size) | (flat_index._data < -size)
     if bad.any():
         raise IndexError(f"out of range: tried to access index {int(flat_index._data[bad][0])} on a tensor of {size} elements.")
-    wrapped = _wrap(np.where(flat_index._data < 0, flat_index._data + size, flat_index._data).astype(np.int64))
-    return input.reshape(-1).index_select(0, wrapped).reshape(*index.shape)
+    wrapped = np.where(index._data < 0, index._data + size, index._data).astype(np.int64)
+    out = _record(_wrap(input._data.reshape(-1)[wrapped]), TakeBackward0, (input,), index_=SavedTensor(index),
+                  self_=SavedTensor(input))
+    if out.grad_fn is not None:
+        out.grad_fn._self_shape = input._data.shape
+    return out
+
+
+class TakeBackward0(Node):
+    """out = self.flatten()[index]: every element's gradient is added at its place (indices may repeat)."""
+
+    index_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .indexing import _put_back
+
+        shape, size = self._self_shape, int(np.prod(self._self_shape))
+        index = self._saved_index._data.reshape(-1)
+        flat = _put_back(grad.reshape(-1), (size,), (np.where(index < 0, index + size, index),), "IndexBackward0")
+        return (flat.reshape(shape),)
 
 
 # --- buckets and counts (Bucketization.cpp, SummaryOps.cpp) ------------------------------------------------------
@@ -293,10 +392,7 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
         rows_seq, rows_val = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
         result = np.stack([np.searchsorted(s, v, side=how) for s, v in zip(rows_seq, rows_val)]).reshape(values.shape)
     result = _wrap(np.asarray(result, dtype=np.int32 if out_int32 else np.int64))
-    if out is not None:
-        out.copy_(result)
-        return out
-    return result
+    return result if out is None else write_out(out, result)
 
 
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False, out: Any = None) -> Tensor:
@@ -348,18 +444,46 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return result[0] if len(result) == 1 else tuple(result)
 
 
+class RenormBackward0(Node):
+    """out = self * f(n), n the p-norm of self's slice along ``dim``, f(n) = maxnorm / (n + 1e-7)
+    where n > maxnorm, else 1. Where a slice is scaled,
+        d out_i / d self_j = f(n) [i == j] + self_i f'(n) dn/dself_j,
+        f'(n) = -maxnorm / (n + 1e-7)^2,  dn/dself_j = sign(self_j) |self_j|^(p-1) / n^(p-1)."""
+
+    dim: int
+    maxnorm: float
+    p: float
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        from .indexing import where
+
+        x, p, maxnorm = self._saved_self, self.p, self.maxnorm
+        others = tuple(d for d in builtins_range(x.dim()) if d != self.dim % x.dim())
+        norm = x.abs().pow(p).sum(others, keepdim=True).pow(1.0 / p)
+        scaled = norm > maxnorm
+        factor = where(scaled, maxnorm / (norm + 1e-7), 1.0)
+        d_norm = x.sgn() * x.abs().pow(p - 1) / norm.pow(p - 1)
+        along = (grad * x).sum(others, keepdim=True) * (-maxnorm) / (norm + 1e-7).pow(2)
+        return (grad * factor + where(scaled, along * d_norm, 0.0),)
+
+
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """Each slice along ``dim`` whose p-norm exceeds ``maxnorm`` scaled down to norm ``maxnorm``
     (PyTorch's factor: maxnorm / (norm + 1e-7))."""
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     axis = _axis(input, dim)
     if p <= 0:
-        raise RuntimeError(f"renorm: non-positive-norm not supported")
-    others = tuple(d for d in builtins_range(input.dim()) if d != axis)
-    norms = input.norm(p, others, keepdim=True) if others else input.abs()
-    from .indexing import where
-
-    factor = where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
-    return input * factor
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    data = input._data
+    others = tuple(d for d in builtins_range(data.ndim) if d != axis)
+    norms = (np.abs(data) ** p).sum(others, keepdims=True) ** (1.0 / p)
+    factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
+    out = _wrap((data * factor).astype(data.dtype))
+    return _record(out, RenormBackward0, (input,), dim=dim, maxnorm=maxnorm, p=p, self_=SavedTensor(input))
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple:
@@ -368,11 +492,12 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
     if data.dtype.kind not in "iu":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype if isinstance(indices, Tensor) else type(indices)}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    size = math.prod(shape)
-    if ((data < -size) | (data >= size)).any():
-        raise ValueError(f"'indices' must be in range [-{size}, {size - 1}]")
-    coordinates = np.unravel_index(np.where(data < 0, data + size, data), shape)
-    return tuple(_wrap(np.asarray(c, dtype=np.int64)) for c in coordinates)
+    # as PyTorch: indices out of range are not refused, they wrap around (Python's // and %)
+    coordinates, rest = [], data.astype(np.int64)
+    for size in reversed(shape):
+        coordinates.append(np.mod(rest, size))
+        rest = np.floor_divide(rest, size)
+    return tuple(_wrap(np.asarray(c, dtype=np.int64)) for c in reversed(coordinates))
 
 
 # --- factories (TensorFactories.cpp) ------------------------------------------------------------------
