@@ -47,6 +47,20 @@ def _histogram_range(values: np.ndarray, bounds: Any) -> tuple:
     return _checked_range(float(bounds[0]), float(bounds[1]), 0.5)
 
 
+def _uniform_edges(low: float, high: float, bins: int, dtype: np.dtype) -> np.ndarray:
+    """``bins + 1`` equal-width edges from ``low`` to ``high`` as PyTorch's ``linspace`` computes them
+    in ``dtype``: the first half from the start, the second half back from the end, each as a fused
+    multiply-add (one rounding, emulated in a wider type). Bit for bit, so that a value lying on an
+    edge lands in the same bin as in PyTorch."""
+    start, end = dtype.type(low), dtype.type(high)
+    step = (end - start) / dtype.type(bins)
+    wide = np.float64 if dtype.itemsize < 8 else np.longdouble
+    i = np.arange(bins + 1)
+    from_start = wide(start) + wide(step) * i.astype(wide)
+    from_end = wide(end) - wide(step) * (bins - i).astype(wide)
+    return np.where(i < (bins + 1) // 2, from_start, from_end).astype(dtype)
+
+
 def _counts(values: np.ndarray, edges: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
     """How many values (or how much weight) fall into each bin between ``edges``."""
     inside = (values >= edges[0]) & (values <= edges[-1])
@@ -99,7 +113,7 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
         if int(bins) <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
         low, high = _histogram_range(values, range)
-        edges = np.linspace(low, high, int(bins) + 1).astype(dtype)
+        edges = _uniform_edges(low, high, int(bins), np.dtype(dtype))
     if weight is not None and weight._data.shape != input._data.shape:
         raise RuntimeError("torch.histogram(): if weight tensor is provided it should have the same shape as the input tensor")
     hist = _counts(values, edges, None if weight is None else weight._data.reshape(-1)).astype(dtype)
@@ -142,7 +156,7 @@ def histogramdd(input: Tensor, bins: Any, *, range: Any = None, weight: Tensor |
             edges.append(b._data.astype(dtype))
         else:
             low, high = _histogram_range(points[:, d], None if range is None else range[2 * d:2 * d + 2])
-            edges.append(np.linspace(low, high, int(b) + 1).astype(dtype))
+            edges.append(_uniform_edges(low, high, int(b), np.dtype(dtype)))
     inside = np.ones(len(points), dtype=bool)
     places = []
     for d, e in enumerate(edges):
