@@ -87,6 +87,10 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
               "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge"):
     if "out" not in _inspect.signature(globals()[_name]).parameters:
         globals()[_name] = _with_out(globals()[_name])
+from .shape import narrow_copy  # noqa: E402
+for _name in ("concat", "concatenate", "hstack", "vstack", "row_stack", "dstack", "column_stack", "take", "diag", "kron",
+              "inner", "renorm", "narrow_copy"):  # the shape functions that take out= in PyTorch
+    globals()[_name] = _with_out(globals()[_name])
 for _name, _value in list(globals().items()):
     if callable(_value) and not _name.startswith("_") and not isinstance(_value, type) and _takes_dim(_value):
         globals()[_name] = _numpy_aliases(_value)
