@@ -107,7 +107,8 @@ CONV_OPS = [
     op
     for dims in (1, 2, 3)
     for op in (
-        OpInfo(f"nn.functional.conv{dims}d", conv_samples(dims), error_inputs=_conv_errors(dims)),
+        OpInfo(f"nn.functional.conv{dims}d", conv_samples(dims), error_inputs=_conv_errors(dims),
+               other_dtypes=("int64",)),
         OpInfo(f"nn.functional.conv_transpose{dims}d", conv_samples(dims, transposed=True),
                error_inputs=_conv_transpose_errors(dims)),
     )
@@ -179,9 +180,9 @@ POOL_OPS = [
     for dims in (1, 2, 3)
     for op in (
         OpInfo(f"nn.functional.max_pool{dims}d", pool_samples(dims, "distinct"),
-               error_inputs=_pool_errors(f"max_pool{dims}d", dims)),
+               error_inputs=_pool_errors(f"max_pool{dims}d", dims), other_dtypes=("int64", "bool")),
         OpInfo(f"nn.functional.avg_pool{dims}d", pool_samples(dims, dilation=False, avg=True),
-               error_inputs=_pool_errors(f"avg_pool{dims}d", dims)),
+               error_inputs=_pool_errors(f"avg_pool{dims}d", dims), other_dtypes=("int64",)),
         OpInfo(f"nn.functional.lp_pool{dims}d", lp_samples(dims)),
     )
 ]
@@ -221,7 +222,7 @@ ADAPTIVE_OPS = [
     for dims in (1, 2, 3)
     for op in (
         OpInfo(f"nn.functional.adaptive_avg_pool{dims}d", adaptive_samples(dims),
-               error_inputs=_adaptive_errors(dims)),
+               error_inputs=_adaptive_errors(dims), other_dtypes=("int64",)),
         OpInfo(f"nn.functional.adaptive_max_pool{dims}d", adaptive_samples(dims, "distinct", indices=True),
                error_inputs=_adaptive_errors(dims)),
     )
@@ -279,7 +280,17 @@ def fractional_samples(dims: int) -> Callable:
     return samples
 
 
-FRACTIONAL_OPS = [OpInfo(f"nn.functional.fractional_max_pool{dims}d", fractional_samples(dims)) for dims in (2, 3)]
+def _fractional_errors(dims: int) -> Callable:
+    def errors() -> list:
+        shape = (1, 1) + (3,) * dims
+        return [ErrorInput(SampleInput(_zeros(*shape), (2,), {"output_size": 3, "_random_samples": NoGrad(_zeros(1, 1, dims))}),
+                           RuntimeError, "too large relative to input")]
+
+    return errors
+
+
+FRACTIONAL_OPS = [OpInfo(f"nn.functional.fractional_max_pool{dims}d", fractional_samples(dims),
+                         error_inputs=_fractional_errors(dims)) for dims in (2, 3)]
 
 
 # --- padding -------------------------------------------------------------------------------------------
@@ -315,8 +326,9 @@ def _pad_errors() -> list:
 
 
 PAD_OPS = [
-    OpInfo("nn.functional.pad", pad_samples("constant"), variant="constant", error_inputs=_pad_errors),
-    OpInfo("nn.functional.pad", pad_samples("reflect"), variant="reflect"),
+    OpInfo("nn.functional.pad", pad_samples("constant"), variant="constant", error_inputs=_pad_errors,
+           other_dtypes=("int64", "bool")),
+    OpInfo("nn.functional.pad", pad_samples("reflect"), variant="reflect", other_dtypes=("int64",)),
     OpInfo("nn.functional.pad", pad_samples("replicate"), variant="replicate"),
     # PyTorch pads circularly with slice copies (CopySlices); glasstorch records one Node (ops/conv.py)
     OpInfo("nn.functional.pad", pad_samples("circular"), variant="circular",
@@ -364,7 +376,8 @@ def _interpolate_errors() -> list:
 
 INTERPOLATE_OPS = [
     OpInfo("nn.functional.interpolate", interpolate_samples(mode), variant=mode,
-           error_inputs=_interpolate_errors if mode == "nearest" else list)
+           error_inputs=_interpolate_errors if mode == "nearest" else list,
+           other_dtypes=("int64",) if mode in ("nearest", "bilinear") else ())
     for mode in ("nearest", "nearest-exact", "area", "linear", "bilinear", "bicubic", "trilinear")
 ] + [
     OpInfo("nn.functional.upsample", interpolate_samples("bilinear"),  # (it has no recompute_scale_factor)
@@ -438,9 +451,10 @@ def _channel_shuffle_errors() -> list:
 
 
 SHUFFLE_OPS = [
-    OpInfo("nn.functional.unfold", unfold_samples, error_inputs=_unfold_errors),
-    OpInfo("nn.functional.fold", fold_samples, error_inputs=_fold_errors),
-    OpInfo("nn.functional.pixel_shuffle", _shuffle_samples(up=True), error_inputs=_pixel_shuffle_errors),
+    OpInfo("nn.functional.unfold", unfold_samples, error_inputs=_unfold_errors, other_dtypes=("int64",)),
+    OpInfo("nn.functional.fold", fold_samples, error_inputs=_fold_errors, other_dtypes=("int64",)),
+    OpInfo("nn.functional.pixel_shuffle", _shuffle_samples(up=True), error_inputs=_pixel_shuffle_errors,
+           other_dtypes=("int64", "bool")),
     OpInfo("nn.functional.pixel_unshuffle", _shuffle_samples(up=False), error_inputs=_pixel_unshuffle_errors),
     OpInfo("nn.functional.channel_shuffle", channel_shuffle_samples, error_inputs=_channel_shuffle_errors),
     # PyTorch records a Node without a backward for it ("NotImplemented"): values only
@@ -470,11 +484,37 @@ def sdpa_samples(draw: Callable) -> SampleInput:
                                                          array(draw, lead + (source, ev))), kwargs)
 
 
+def _sdpa_errors() -> list:
+    return [ErrorInput(SampleInput(_zeros(1, 2, 3), (_zeros(1, 2, 3), _zeros(1, 2, 3)),
+                                   {"attn_mask": _zeros(2, 2), "is_causal": True}), RuntimeError,
+                       "Explicit attn_mask should not be set when is_causal=True")]
+
+
+def mha_samples(draw: Callable) -> SampleInput:
+    """multi_head_attention_forward on (L, N, E) or unbatched (L, E) inputs: 1-2 heads of size 1-2,
+    packed in-projection with or without bias, self- or cross-attention, a float attn_mask now and
+    then, the weights averaged over the heads or not. (dropout_p 0, training False.)"""
+    heads = draw(st.integers(1, 2))
+    embed = heads * draw(st.integers(1, 2))
+    length, source = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    batch = (draw(st.integers(1, 2)),) * draw(st.integers(0, 1))
+    query = array(draw, (length,) + batch + (embed,))
+    key = query if draw(st.booleans()) and length == source else array(draw, (source,) + batch + (embed,))
+    value = key if key is query else array(draw, (source,) + batch + (embed,))
+    in_bias = array(draw, (3 * embed,)) if draw(st.booleans()) else None
+    kwargs: dict[str, Any] = {"training": False, "average_attn_weights": draw(st.booleans())}
+    if draw(st.booleans()):
+        kwargs["attn_mask"] = array(draw, (length, source))
+    return SampleInput(query, (key, value, embed, heads, array(draw, (3 * embed, embed)), in_bias, None, None, False,
+                               0.0, array(draw, (embed, embed)), array(draw, (embed,))), kwargs)
+
+
 ATTENTION_OPS = [
     # glasstorch's matmul of batched operands records one MatmulBackward0; PyTorch's folds the batch
     # dims into one bmm and views the result back (_unsafe_view): the last Node differs
-    OpInfo("nn.functional.scaled_dot_product_attention", sdpa_samples,
+    OpInfo("nn.functional.scaled_dot_product_attention", sdpa_samples, error_inputs=_sdpa_errors,
            grad_fn_difference=("MatmulBackward0", "UnsafeViewBackward0")),
+    OpInfo("nn.functional.multi_head_attention_forward", mha_samples),
 ]
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from ._util import compute_requires_grad, set_history
 
@@ -65,6 +66,12 @@ class Col2ImBackward0(Node):
         return (im2col(grad, self.kernel_size, self.dilation, self.padding, self.stride),)
 
 
+def _check_dtype(input: Tensor, kernel_name: str) -> None:
+    """PyTorch's kernels take floating (and complex) numbers only."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel_name}\" not implemented for '{scalar_type_name(input.dtype)}'")
+
+
 def _check_geometry(kernel: tuple, dilation: tuple, padding: tuple, stride: tuple) -> None:
     if min(kernel) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kernel[0]} "
@@ -93,6 +100,8 @@ def im2col(input: Tensor, kernel_size: Any, dilation: Any = 1, padding: Any = 0,
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {list(shape)}")
     rows, cols = _blocks(shape[-2:], kernel, dilation, padding, stride)
+    if input.dtype.name != "bool":  # (PyTorch's unfold copies bools, as a copy needs no arithmetic)
+        _check_dtype(input, "im2col_out_cpu")
     if rows < 1 or cols < 1:
         raise RuntimeError(f"Given input with spatial size ({shape[-2]}, {shape[-1]}), kernel_size={kernel}, "
                            f"dilation={dilation}, padding={padding}, calculated shape of the array of sliding "
@@ -135,6 +144,7 @@ def col2im(input: Tensor, output_size: Any, kernel_size: Any, dilation: Any = 1,
                            f"padding={padding}, stride={stride}, expected size of input's dimension 2 to match the "
                            f"calculated number of sliding blocks {rows} * {cols} = {rows * cols}, but got "
                            f"input.size(2)={shape[-1]}.")
+    _check_dtype(input, "col2im_out_cpu")
     columns = input._data if len(shape) == 3 else input._data[None]
     batch, channels = columns.shape[0], columns.shape[1] // per_block
     columns = columns.reshape(batch, channels, kernel[0], kernel[1], rows, cols)

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor
 from ._util import compute_requires_grad, set_history
 from .adaptive_pooling import adaptive_max_pool3d as _adaptive_max_pool3d
@@ -72,6 +73,8 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     sizes = _output_size(input, output_size, 3)
     if sizes == (1, 1, 1):  # PyTorch computes a global average as the mean (MeanBackward1)
         return input.mean((-1, -2, -3), keepdim=True)
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"adaptive_avg_pool3d_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
     first = input.dim() - 3
     matrices = [_mean_matrix(input.shape[first + i], size) for i, size in enumerate(sizes)]
     data = input._data

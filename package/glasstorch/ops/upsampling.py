@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.graph import Node
 from ._util import compute_requires_grad, set_history
 
@@ -192,10 +193,26 @@ def _resample_values(data: np.ndarray, taps: list) -> np.ndarray:
                 term = term * tap.weight[:, t].astype(out.dtype).reshape(weight_shape)
             total = term if total is None else total + term
         out = total
+    if data.dtype.kind == "u":  # uint8 images: rounded and kept in range
+        out = np.clip(np.rint(out), 0, 255)
     return out.astype(data.dtype, copy=False)
 
 
+_KERNELS = {"nearest": "nearest", "nearest-exact": "nearest", "bicubic": "cubic"}
+
+
+def _check_dtype(input: Tensor, mode: str) -> None:
+    """Floating inputs, and uint8 images where PyTorch has a kernel for them."""
+    dtype = input.dtype
+    if dtype.is_floating_point or (dtype.name == "uint8" and mode in ("nearest", "nearest-exact", "bilinear",
+                                                                      "bicubic")):
+        return
+    raise NotImplementedError(f"\"compute_indices_weights_{_KERNELS.get(mode, 'linear')}\" not implemented for "
+                              f"'{scalar_type_name(dtype)}'")
+
+
 def _resample(input: Tensor, mode: str, sizes: list, scales: list, align_corners: bool) -> Tensor:
+    _check_dtype(input, mode)
     taps = [_taps(mode, n, size, align_corners, scale) for n, size, scale in zip(input.shape[2:], sizes, scales)]
     out = _wrap(_resample_values(input._data, taps))
     if compute_requires_grad(input):
