@@ -89,47 +89,49 @@ def _prelu_samples(draw: Callable) -> SampleInput:
 
 
 ACTIVATIONS = [
-    *_and_inplace(OpInfo(F + "relu", unary("nonzero"), inplace="relu_", other_dtypes=("int64",), error_inputs=_errors(
+    *_and_inplace(OpInfo(F + "relu", unary("nonzero"), inplace="relu_", method=True, other_dtypes=("int64",), error_inputs=_errors(
         (SampleInput(np.array([True])), RuntimeError, "Boolean inputs not supported for relu")))),
-    *_and_inplace(OpInfo(F + "relu6", unary("nonzero"))),
-    *_and_inplace(OpInfo(F + "elu", unary("nonzero", alpha=0.7))),
-    *_and_inplace(OpInfo(F + "selu", unary("nonzero"))),
+    *_and_inplace(OpInfo(F + "relu6", unary("nonzero"), other_dtypes=("int64",))),
+    *_and_inplace(OpInfo(F + "elu", unary("nonzero", alpha=0.7), other_dtypes=("int64",))),
+    *_and_inplace(OpInfo(F + "selu", unary("nonzero"), other_dtypes=("int64",))),
     *_and_inplace(OpInfo(F + "celu", unary("nonzero", alpha=1.5), error_inputs=_errors(
-        (SampleInput(_a(3), kwargs={"alpha": 0.0}), RuntimeError, "ZeroDivisionError")))),
+        (SampleInput(_a(3), kwargs={"alpha": 0.0}), RuntimeError, "ZeroDivisionError")), other_dtypes=("int64",))),
     OpInfo(F + "gelu", unary(), error_inputs=_errors(
-        (SampleInput(_a(3), kwargs={"approximate": "fast"}), RuntimeError, "approximate argument must be either"))),
+        (SampleInput(_a(3), kwargs={"approximate": "fast"}), RuntimeError, "approximate argument must be either")), other_dtypes=("int64",)),
     OpInfo(F + "gelu", unary(approximate="tanh"), variant="tanh"),
-    *_and_inplace(OpInfo(F + "silu", unary())),
-    *_and_inplace(OpInfo(F + "mish", unary())),
-    OpInfo(F + "softplus", unary(beta=2.0, threshold=1.5)),
-    OpInfo(F + "softsign", unary()),
+    *_and_inplace(OpInfo(F + "silu", unary(), other_dtypes=("int64",))),
+    *_and_inplace(OpInfo(F + "mish", unary(), other_dtypes=("int64",))),
+    OpInfo(F + "softplus", unary(beta=2.0, threshold=1.5), other_dtypes=("int64",)),
+    OpInfo(F + "softsign", unary(), other_dtypes=("int64",)),
     OpInfo(F + "softshrink", unary("clamp", lambd=0.5), error_inputs=_errors(
-        (SampleInput(_a(3), kwargs={"lambd": -1.0}), RuntimeError, "lambda must be in range [0, 3.40282e+38]"))),
-    OpInfo(F + "hardshrink", unary("clamp", lambd=0.5)),
-    OpInfo(F + "tanhshrink", unary()),
+        (SampleInput(_a(3), kwargs={"lambd": -1.0}), RuntimeError, "lambda must be in range [0, 3.40282e+38]")), other_dtypes=("int64",)),
+    OpInfo(F + "hardshrink", unary("clamp", lambd=0.5), other_dtypes=("int64",), method=True),
+    OpInfo(F + "tanhshrink", unary(), other_dtypes=("int64",)),
     *_and_inplace(OpInfo(F + "hardtanh", unary("clamp", min_val=-0.5, max_val=0.5), error_inputs=_errors(
-        (SampleInput(_a(3), kwargs={"min_val": 1.0, "max_val": 0.0}), ValueError, "min_val cannot be greater")))),
-    *_and_inplace(OpInfo(F + "hardsigmoid", unary("nonzero"))),
-    *_and_inplace(OpInfo(F + "hardswish", unary("nonzero"))),
-    *_and_inplace(OpInfo(F + "leaky_relu", unary("nonzero", negative_slope=0.2))),
+        (SampleInput(_a(3), kwargs={"min_val": 1.0, "max_val": 0.0}), ValueError, "min_val cannot be greater")), other_dtypes=("int64",))),
+    *_and_inplace(OpInfo(F + "hardsigmoid", unary("nonzero"), other_dtypes=("int64",))),
+    *_and_inplace(OpInfo(F + "hardswish", unary("nonzero"), other_dtypes=("int64",))),
+    *_and_inplace(OpInfo(F + "leaky_relu", unary("nonzero", negative_slope=0.2), other_dtypes=("int64",))),
     OpInfo(F + "prelu", _prelu_samples, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (_a(2),)), RuntimeError, "Mismatch of parameter numbers and input channel size"))),
+        (SampleInput(_a(2, 3), (_a(2),)), RuntimeError, "Mismatch of parameter numbers and input channel size")), method=True),
     # rrelu draws a random slope in training: only evaluation (the mean slope) is deterministic
     *_and_inplace(OpInfo(F + "rrelu", unary("nonzero", training=False), variant="eval")),
     OpInfo(F + "glu", _glu_samples, error_inputs=_errors(
         (SampleInput(_a(3)), RuntimeError, "Halving dimension must be even"))),
-    OpInfo(F + "logsigmoid", unary()),
-    *_and_inplace(OpInfo(F + "threshold", unary("clamp", threshold=0.5, value=-2.0))),
-    OpInfo(F + "sigmoid", unary()),
-    OpInfo(F + "tanh", unary()),
+    OpInfo(F + "logsigmoid", unary(), other_dtypes=("int64",)),
+    *_and_inplace(OpInfo(F + "threshold", unary("clamp", threshold=0.5, value=-2.0), other_dtypes=("int64",))),
+    OpInfo(F + "sigmoid", unary(), other_dtypes=("int64",), method=True),
+    OpInfo(F + "tanh", unary(), other_dtypes=("int64",), method=True),
     OpInfo(F + "softmax", _softmax_samples, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (2,)), IndexError, "Dimension out of range"))),
+        (SampleInput(_a(2, 3), (2,)), IndexError, "Dimension out of range")), other_dtypes=("int64",), method=True),
     OpInfo(F + "softmax", _softmax_samples, variant="dtype", op=lambda lib, x, dim: lib.nn.functional.softmax(
         x, dim, dtype=lib.float64)),
-    OpInfo(F + "log_softmax", _softmax_samples),
+    OpInfo(F + "log_softmax", _softmax_samples, other_dtypes=("int64",), method=True, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (-3,)), IndexError, "Dimension out of range"))),
     OpInfo(F + "log_softmax", _softmax_samples, variant="dtype", op=lambda lib, x, dim: lib.nn.functional.log_softmax(
         x, dim, dtype=lib.float64)),
-    OpInfo(F + "softmin", _softmax_samples),
+    OpInfo(F + "softmin", _softmax_samples, other_dtypes=("int64",), error_inputs=_errors(
+        (SampleInput(_a(2, 3), (2,)), IndexError, "Dimension out of range"))),
     # gumbel_softmax is random (Gumbel noise from each library's own stream): out of scope
 ]
 
@@ -349,11 +351,14 @@ LOSSES = [
         (SampleInput(_a(2), (_a(3),)), RuntimeError, "must match the size"))),
     OpInfo(F + "mse_loss", _pair_loss(weighted=True), variant="weight", error_inputs=_errors(
         (SampleInput(_a(2, 3), (_a(2, 3),), {"weight": _a(3)}), ValueError, "Weights and input must have the same size"))),
-    OpInfo(F + "l1_loss", _pair_loss("odd", "even")),
+    OpInfo(F + "l1_loss", _pair_loss("odd", "even"), error_inputs=_errors(
+        (SampleInput(_a(2), (_a(3),)), RuntimeError, "must match the size"))),
     OpInfo(F + "l1_loss", _pair_loss("odd", "even", weighted=True), variant="weight"),
-    OpInfo(F + "smooth_l1_loss", _pair_loss("odd", "even", beta=0.25)),
+    OpInfo(F + "smooth_l1_loss", _pair_loss("odd", "even", beta=0.25), error_inputs=_errors(
+        (SampleInput(_a(2), (_a(3),)), RuntimeError, "must match the size"))),
     OpInfo(F + "smooth_l1_loss", _pair_loss("odd", "even", beta=0.0), variant="beta0"),
-    OpInfo(F + "huber_loss", _pair_loss("odd", "even", delta=0.25)),
+    OpInfo(F + "huber_loss", _pair_loss("odd", "even", delta=0.25), error_inputs=_errors(
+        (SampleInput(_a(2), (_a(3),)), RuntimeError, "must match the size"))),
     OpInfo(F + "huber_loss", _pair_loss("odd", "even", weighted=True, delta=0.25), variant="weight"),
     OpInfo(F + "cross_entropy", _class_samples(False), error_inputs=_errors(
         (SampleInput(_a(2, 3), (_i(0, 3),)), IndexError, "out of bounds"),
@@ -367,23 +372,32 @@ LOSSES = [
         (SampleInput(_a(2) / 4 + 0.5, (_a(3) / 4 + 0.5,)), ValueError, "Using a target size"))),
     OpInfo(F + "binary_cross_entropy_with_logits", _bce_samples(True), error_inputs=_errors(
         (SampleInput(_a(2), (_a(3),)), ValueError, "must be the same as input size"))),
-    OpInfo(F + "kl_div", _kl_div_samples),
-    OpInfo(F + "poisson_nll_loss", _poisson_samples),
+    OpInfo(F + "kl_div", _kl_div_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3),), {"reduction": "average"}), ValueError, "is not a valid value for reduction"))),
+    OpInfo(F + "poisson_nll_loss", _poisson_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3),), {"reduction": "average"}), ValueError, "is not a valid value for reduction"))),
     OpInfo(F + "gaussian_nll_loss", _gaussian_nll_samples, error_inputs=_errors(
         (SampleInput(_a(2, 3), (_a(2, 3), -np.ones((2, 3)))), ValueError, "var has negative entry"),
         (SampleInput(_a(2, 3), (_a(2, 3), np.ones((3, 3)))), ValueError, "var is of incorrect size"))),
-    OpInfo(F + "margin_ranking_loss", _ranking_samples),
-    OpInfo(F + "hinge_embedding_loss", _sign_target_samples("clamp", margin=0.5)),
+    OpInfo(F + "margin_ranking_loss", _ranking_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3), _a(2))), RuntimeError, "All input tensors should have same dimension"))),
+    OpInfo(F + "hinge_embedding_loss", _sign_target_samples("clamp", margin=0.5), error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3),), {"reduction": "average"}), ValueError, "is not a valid value for reduction"))),
     # float32: the cosine of vectors of one element is +-1, its gradient 0 up to rounding
-    OpInfo(F + "cosine_embedding_loss", _cosine_embedding_samples, tolerances={"float32": (2e-6, 1e-5)}),
-    OpInfo(F + "multilabel_margin_loss", _multilabel_margin_samples),
-    OpInfo(F + "multilabel_soft_margin_loss", _multilabel_soft_margin_samples),
+    OpInfo(F + "cosine_embedding_loss", _cosine_embedding_samples, tolerances={"float32": (2e-6, 1e-5)}, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3), np.ones((2, 1)))), RuntimeError, "0D or 1D target tensor expected"))),
+    OpInfo(F + "multilabel_margin_loss", _multilabel_margin_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_i(0, 1, -1),)), RuntimeError, "inconsistent target size"))),
+    OpInfo(F + "multilabel_soft_margin_loss", _multilabel_soft_margin_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3),), {"reduction": "average"}), ValueError, "is not valid"))),
     OpInfo(F + "multi_margin_loss", _multi_margin_samples, error_inputs=_errors(
         (SampleInput(_a(2, 3), (_i(0, 1),), {"p": 3}), ValueError, "only p == 1 and p == 2 supported"))),
-    OpInfo(F + "soft_margin_loss", _sign_target_samples()),
+    OpInfo(F + "soft_margin_loss", _sign_target_samples(), error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3),), {"reduction": "average"}), ValueError, "is not a valid value for reduction"))),
     OpInfo(F + "triplet_margin_loss", _triplet_samples, error_inputs=_errors(
         (SampleInput(_a(2, 3), (_a(2, 3), _a(2, 3)), {"margin": 0.0}), ValueError, "margin must be greater than 0"))),
-    OpInfo(F + "triplet_margin_with_distance_loss", _triplet_distance_samples),
+    OpInfo(F + "triplet_margin_with_distance_loss", _triplet_distance_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 3), _a(2, 3)), {"margin": -1.0}), ValueError, "margin must be greater than 0"))),
     # PyTorch's CTC backward returns the gradient with respect to the logits *behind* log_softmax
     # (it assumes its input is log_softmax's output: exp(log_probs) - posteriors), not the true
     # gradient with respect to log_probs, which glasstorch returns (gradcheck measures it). Through
@@ -471,15 +485,20 @@ NORM_TOLERANCES = {"float32": (1e-4, 2e-5)}  # few values per group: float32 rou
 NORMALIZATION = [
     OpInfo(F + "batch_norm", _batch_norm_samples(True), tolerances=NORM_TOLERANCES, variant="training", error_inputs=_errors(
         (SampleInput(_a(1, 3), (None, None), {"training": True}), ValueError, "Expected more than 1 value per channel"))),
-    OpInfo(F + "batch_norm", _batch_norm_samples(False), tolerances=NORM_TOLERANCES, variant="eval"),
+    OpInfo(F + "batch_norm", _batch_norm_samples(False), tolerances=NORM_TOLERANCES, variant="eval", error_inputs=_errors(
+        (SampleInput(_a(2, 3), (None, None)), RuntimeError, "running_mean must be defined in evaluation mode"))),
     OpInfo(F + "layer_norm", _layer_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
         (SampleInput(_a(2, 3), ((2,),)), RuntimeError, "Given normalized_shape="))),
     OpInfo(F + "group_norm", _group_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
         (SampleInput(_a(2, 3, 2), (2,)), RuntimeError, "Expected number of channels in input to be divisible"))),
-    OpInfo(F + "instance_norm", _instance_norm_samples, tolerances=NORM_TOLERANCES),
-    OpInfo(F + "local_response_norm", _local_response_samples, tolerances=NORM_TOLERANCES),
-    OpInfo(F + "rms_norm", _rms_norm_samples, tolerances=NORM_TOLERANCES),
-    OpInfo(F + "normalize", _normalize_samples, tolerances=NORM_TOLERANCES),
+    OpInfo(F + "instance_norm", _instance_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
+        (SampleInput(_a(2, 3, 1)), ValueError, "Expected more than 1 spatial element when training"))),
+    OpInfo(F + "local_response_norm", _local_response_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (2,)), ValueError, "Expected 3D or higher dimensionality"))),
+    OpInfo(F + "rms_norm", _rms_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
+        (SampleInput(_a(2, 3), ([2],)), RuntimeError, "Given normalized_shape="))),
+    OpInfo(F + "normalize", _normalize_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (), {"dim": 2}), IndexError, "Dimension out of range"))),
 ]
 
 
@@ -529,7 +548,9 @@ EMBEDDINGS = [
     OpInfo(F + "embedding", _embedding_samples(max_norm=True), variant="max_norm", skips=dict.fromkeys(
         ("gradcheck", "gradgradcheck"), "the op changes its weight in place before using it: no function of its "
         "inputs for finite differences")),
-    OpInfo(F + "embedding_bag", _embedding_bag_samples),
+    OpInfo(F + "embedding_bag", _embedding_bag_samples, error_inputs=_errors(
+        (SampleInput(_i(0, 1, 0).reshape(1, 1, 3), (_a(2, 2),)), ValueError, "input has to be 1D or 2D Tensor"),
+        (SampleInput(_i(0, 1).reshape(1, 2), (_a(2, 2),), {"mode": "min"}), ValueError, "mode has to be one of sum, mean or max"))),
     OpInfo(F + "one_hot", _one_hot_samples, supports_grad=False, dtypes=("float64",), error_inputs=_errors(
         (SampleInput(_i(0, 3), (2,)), RuntimeError, "Class values must be smaller than num_classes"),
         (SampleInput(_i(-1, 0)), RuntimeError, "Class values must be non-negative"))),
@@ -557,8 +578,11 @@ def _pdist_samples(draw: Callable) -> SampleInput:
 
 
 DISTANCES = [
-    OpInfo(F + "cosine_similarity", _cosine_similarity_samples),
-    OpInfo(F + "pairwise_distance", _pairwise_distance_samples),
+    # float32: along a dim of size 1 the cosine is +-1 and its gradient 0, up to rounding
+    OpInfo(F + "cosine_similarity", _cosine_similarity_samples, tolerances={"float32": (2e-6, 1e-5)}, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 2),)), RuntimeError, "must match the size"))),
+    OpInfo(F + "pairwise_distance", _pairwise_distance_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(2, 2),)), RuntimeError, "must match the size"))),
     OpInfo(F + "pdist", _pdist_samples, error_inputs=_errors(
         (SampleInput(_a(3)), RuntimeError, "pdist only supports 2D tensors"))),
 ]

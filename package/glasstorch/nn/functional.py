@@ -421,11 +421,22 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return _activation.gelu(input, approximate)
 
 
+def _check_softmax_input(input: Tensor, dim: int | None, dtype: Any, kernel: str) -> None:
+    """PyTorch's kernels refuse integer input unless ``dtype`` converts it first (the kernel's name
+    says whether the dim was the last)."""
+    if dtype is None and not input.dtype.is_floating_point and dim is not None:
+        last = dim in (-1, input.dim() - 1) or input.dim() <= 1
+        name = f"{kernel}_lastdim_kernel_impl" if last else f"{kernel}_kernel_impl"
+        raise NotImplementedError(f"\"{name}\" not implemented for '{scalar_type_name(input.dtype)}'")
+
+
 def softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    _check_softmax_input(input, dim, dtype, "softmax")
     return ops.softmax(input, dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+    _check_softmax_input(input, dim, dtype, "log_softmax")
     return ops.log_softmax(input, dim, dtype=dtype)
 
 
@@ -953,7 +964,10 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, o
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """The cosine of the angle between x1 and x2 along ``dim``. As ATen: each is divided by its
     norm first (clamped to ``eps``, the clamp not differentiated), which keeps the result in [-1, 1]."""
-    shape = _broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    try:
+        shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))
+    except ValueError:
+        raise broadcast_error(tuple(x1.shape), tuple(x2.shape)) from None
     x1, x2 = x1.expand(*shape), x2.expand(*shape)
     x1_norm, x2_norm = x1.norm(2, dim, keepdim=True).clone(), x2.norm(2, dim, keepdim=True).clone()
     with no_grad():
@@ -1126,6 +1140,7 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
     """softmax(-x): the smallest entries get the most weight."""
+    _check_softmax_input(input, dim, dtype, "softmax")
     return ops.softmax(-input, dim, dtype=dtype)
 
 

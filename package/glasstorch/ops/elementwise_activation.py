@@ -193,8 +193,12 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
     """x clamped to [min_val, max_val] (``relu6`` is hardtanh(x, 0, 6))."""
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    _check_floating(input, "hardtanh")
-    return _record(input, np.clip(input._data, min_val, max_val), HardtanhBackward0,
+    data = input._data
+    if data.dtype == np.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if data.dtype.kind in "iu":  # an integer tensor is clamped to the bounds cast to its type (truncated)
+        return _wrap(np.clip(data, int(min_val), int(max_val)).astype(data.dtype))
+    return _record(input, np.clip(data, min_val, max_val), HardtanhBackward0,
                    min_val=float(min_val), max_val=float(max_val))
 
 
