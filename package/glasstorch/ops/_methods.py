@@ -108,6 +108,7 @@ _TENSOR_API_METHODS = {
     # reductions and scans
     "norm": reduction.norm, "std": reduction.std, "logsumexp": reduction.logsumexp, "cumsum": reduction.cumsum,
     "cumprod": reduction.cumprod, "prod": reduction.prod,
+    "cumsum_": _inplace_twin(reduction.cumsum), "cumprod_": _inplace_twin(reduction.cumprod),
     # sorting
     "sort": sorting.sort, "argsort": sorting.argsort, "msort": sorting.msort, "topk": sorting.topk,
     "sgn": pointwise.sgn,
