@@ -190,6 +190,7 @@ _TENSOR_API_METHODS.update(float_power_=inplace.float_power_, bitwise_and=compar
 _TENSOR_API_METHODS.update(renorm_=_inplace_twin(shape_more.renorm))
 _TENSOR_API_METHODS.update(addmv_=_inplace_twin(linalg_more.addmv), addr_=_inplace_twin(linalg_more.addr),
                            addbmm_=_inplace_twin(linalg_more.addbmm))
+_TENSOR_API_METHODS.update(addmm_=_inplace_twin(linalg.addmm), baddbmm_=_inplace_twin(linalg.baddbmm))
 from . import special  # noqa: E402
 
 _TENSOR_API_METHODS.update({name: getattr(special, name) for name in ("erf", "erfc", "erfinv", "exp2", "logit", "sinc")})
