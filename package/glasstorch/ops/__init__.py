@@ -79,6 +79,7 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
               "reciprocal", "rsqrt", "index_select", "gather", "masked_select", "flip", "roll", "tril", "triu",
               "cross", "baddbmm", "einsum", "multinomial", "bernoulli", "cumsum", "cumprod", "softmax", "log_softmax",
               "prod", "logical_and", "logical_or", "logical_not", "logical_xor",
+              "all", "any", "nansum", "nanmean", "logcumsumexp", "quantile", "nanquantile",  # (tests/op_db/reductions.py)
               # the rest of the elementwise family (tests/op_db/pointwise.py checks each against PyTorch)
               "acosh", "asinh", "atanh", "cosh", "sinh", "tan", "expm1", "log1p", "sgn", "square", "digamma", "lgamma",
               "rad2deg", "deg2rad", "nan_to_num", "float_power", "fmod", "remainder", "floor_divide", "fmax", "fmin",
