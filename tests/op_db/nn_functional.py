@@ -217,6 +217,23 @@ def _cross_entropy_probabilities(draw: Callable) -> SampleInput:
     return SampleInput(array(draw, shape), (np.asarray(array(draw, shape, "positive") / 2),), kwargs)
 
 
+def _linear_cross_entropy_samples(draw: Callable) -> SampleInput:
+    """input (N, in) or (in,), a weight (C, in) or (C, d, in) (K-dimensional, batched only), class
+    indices or probabilities."""
+    batched = draw(st.booleans())
+    n, n_in, classes = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    extra = (draw(st.integers(1, 2)),) if batched and draw(st.booleans()) else ()
+    batch = (n,) if batched else ()
+    kwargs: dict = {"reduction": draw(REDUCTIONS), "label_smoothing": draw(st.sampled_from([0.0, 0.2]))}
+    if draw(st.booleans()):
+        kwargs["linear_bias"] = array(draw, (classes, *extra))
+    if draw(st.booleans()):
+        target: Any = index_array(draw, classes, (*batch, *extra))
+    else:
+        target = np.asarray(array(draw, (*batch, classes, *extra), "positive") / 2)
+    return SampleInput(array(draw, (*batch, n_in)), (array(draw, (classes, *extra, n_in)), target), kwargs)
+
+
 def _bce_samples(logits: bool) -> Callable:
     def samples(draw: Callable) -> SampleInput:
         shape = draw(SHAPES)
@@ -365,6 +382,8 @@ LOSSES = [
         (SampleInput(_a(2, 3), (_i(0, 1, 1),)), ValueError, "Expected input batch_size"))),
     OpInfo(F + "cross_entropy", _class_samples(False, label_smoothing=0.2), variant="label_smoothing"),
     OpInfo(F + "cross_entropy", _cross_entropy_probabilities, variant="probabilities"),
+    OpInfo(F + "linear_cross_entropy", _linear_cross_entropy_samples, error_inputs=_errors(
+        (SampleInput(_a(2, 3), (_a(4, 2), _i(0, 1))), RuntimeError, "expected equal input and linear_weight last"))),
     OpInfo(F + "nll_loss", _class_samples(True), error_inputs=_errors(
         (SampleInput(_a(2, 3), (_i(0, 3),)), IndexError, "out of bounds"),
         (SampleInput(_a(2, 3), (_a(2),)), RuntimeError, "expected target dtype to be Long"))),
@@ -480,10 +499,20 @@ def _normalize_samples(draw: Callable) -> SampleInput:
                                                            "dim": dim_of(draw, shape)})
 
 
+def _with_running_stats(name: str) -> Callable:
+    """The op's output and the running statistics it updated in place (compared with PyTorch's too)."""
+    def call(lib: Any, input: Any, running_mean: Any = None, running_var: Any = None, **kwargs: Any) -> tuple:
+        out = getattr(lib.nn.functional, name)(input, running_mean, running_var, **kwargs)
+        return out, running_mean, running_var
+
+    return call
+
+
 NORM_TOLERANCES = {"float32": (1e-4, 2e-5)}  # few values per group: float32 rounding in the statistics shows
 
 NORMALIZATION = [
-    OpInfo(F + "batch_norm", _batch_norm_samples(True), tolerances=NORM_TOLERANCES, variant="training", error_inputs=_errors(
+    OpInfo(F + "batch_norm", _batch_norm_samples(True), tolerances=NORM_TOLERANCES, variant="training",
+           op=_with_running_stats("batch_norm"), error_inputs=_errors(
         (SampleInput(_a(1, 3), (None, None), {"training": True}), ValueError, "Expected more than 1 value per channel"))),
     OpInfo(F + "batch_norm", _batch_norm_samples(False), tolerances=NORM_TOLERANCES, variant="eval", error_inputs=_errors(
         (SampleInput(_a(2, 3), (None, None)), RuntimeError, "running_mean must be defined in evaluation mode"))),
@@ -491,7 +520,7 @@ NORMALIZATION = [
         (SampleInput(_a(2, 3), ((2,),)), RuntimeError, "Given normalized_shape="))),
     OpInfo(F + "group_norm", _group_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
         (SampleInput(_a(2, 3, 2), (2,)), RuntimeError, "Expected number of channels in input to be divisible"))),
-    OpInfo(F + "instance_norm", _instance_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
+    OpInfo(F + "instance_norm", _instance_norm_samples, tolerances=NORM_TOLERANCES, op=_with_running_stats("instance_norm"), error_inputs=_errors(
         (SampleInput(_a(2, 3, 1)), ValueError, "Expected more than 1 spatial element when training"))),
     OpInfo(F + "local_response_norm", _local_response_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
         (SampleInput(_a(2, 3), (2,)), ValueError, "Expected 3D or higher dimensionality"))),
