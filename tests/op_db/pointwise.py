@@ -141,6 +141,15 @@ def _error(*args: Any, error: type = RuntimeError, match: str, **kwargs: Any) ->
     return ErrorInput(SampleInput(first, tuple(rest), kwargs), error, match)
 
 
+def _refused(dtype_values: np.ndarray, *args: Any, error: type = NotImplementedError, match: str = "not implemented for",
+             **kwargs: Any) -> Callable:
+    """The entry's ``error_inputs``: PyTorch has no kernel for this dtype (``"abs_cpu" not implemented for 'Bool'``)."""
+    return lambda: [_error(dtype_values, *args, error=error, match=match, **kwargs)]
+
+
+BOOLS, INTS = np.array([True, False]), np.array([3, -2])
+
+
 def _mismatch(*extra: Any) -> list:
     """Shapes that do not broadcast: PyTorch's message names the clashing sizes."""
     return [_error(np.ones(3), np.ones(4), *extra, match="must match the size of tensor b")]
@@ -165,27 +174,29 @@ NO_DERIVATIVE = ("PyTorch has no derivative for it: the in-place check, which ru
                  "fails in PyTorch (derivative for aten::..._ is not implemented)")
 
 UNARY_OPS = [
-    _unary_entry("abs", "nonzero", dtypes_other=("int64",)),
+    _unary_entry("abs", "nonzero", dtypes_other=("int64",), error_inputs=_refused(BOOLS, match="not implemented for 'Bool'")),
     _unary_entry("acos", "unit", aliases=("arccos",)),
     _unary_entry("acosh", "above_one", aliases=("arccosh",), skips={"inplace": NO_INPLACE_DERIVATIVE}),
     _unary_entry("asin", "unit", aliases=("arcsin",)),
     _unary_entry("asinh", aliases=("arcsinh",), skips={"inplace": NO_INPLACE_DERIVATIVE}),
     _unary_entry("atan", aliases=("arctan",)),
     _unary_entry("atanh", "unit", aliases=("arctanh",), skips={"inplace": NO_INPLACE_DERIVATIVE}),
-    _unary_entry("ceil", dtypes_other=("int64", "bool")),
+    _unary_entry("ceil", dtypes_other=("int64", "bool"), error_inputs=_refused(BOOLS, match="\"ceil_vml_cpu\" not implemented")),
     _unary_entry("cos"),
     _unary_entry("cosh"),
     _unary_entry("exp"),
     _unary_entry("expm1"),
-    _unary_entry("floor"),
-    _unary_entry("frac", dtypes_other=("int64",)),
+    _unary_entry("floor", error_inputs=_refused(BOOLS, match="\"floor_vml_cpu\" not implemented for 'Bool'")),
+    _unary_entry("frac", dtypes_other=("int64",), error_inputs=_refused(INTS, match="\"frac_cpu\" not implemented for 'Long'")),
     _unary_entry("log", "positive"),
     _unary_entry("log10", "positive"),
     _unary_entry("log1p", "positive"),
     _unary_entry("log2", "positive"),
-    _unary_entry("relu", "nonzero", out=False, dtypes_other=("int64",)),  # (torch.relu has no out=)
-    _unary_entry("round"),
-    _unary_entry("round").with_variant("decimals", samples=unary(decimals=2)),
+    _unary_entry("relu", "nonzero", out=False, dtypes_other=("int64",),  # (torch.relu has no out=)
+                 error_inputs=_refused(BOOLS, error=RuntimeError, match="Boolean inputs not supported for relu")),
+    _unary_entry("round", error_inputs=_refused(BOOLS, match="\"round_vml_cpu\" not implemented for 'Bool'")),
+    _unary_entry("round").with_variant("decimals", samples=unary(decimals=2), other_dtypes=("int64",),
+                                       error_inputs=_refused(INTS, decimals=2, match="\"round_cpu\" not implemented")),
     _unary_entry("round").with_variant("negative_decimals", samples=unary(decimals=-1)),
     _unary_entry("rsqrt", "positive"),
     _unary_entry("sgn", skips={"vs_torch": ZERO_TENSOR, "inplace": ZERO_TENSOR}),
@@ -198,7 +209,7 @@ UNARY_OPS = [
     _unary_entry("square"),
     _unary_entry("tan", "unit"),
     _unary_entry("tanh"),
-    _unary_entry("trunc", aliases=("fix",)),
+    _unary_entry("trunc", aliases=("fix",), error_inputs=_refused(BOOLS, match="\"trunc_vml_cpu\" not implemented")),
     _unary_entry("neg", aliases=("negative",), dtypes_other=("int64", "bool"),
                  error_inputs=lambda: [_error(np.array([True, False]), match="Negation, the `-` operator, on a bool tensor")]),
     OpInfo("neg", unary(), variant="operator", op=lambda lib, x: -x, method=False),
@@ -215,7 +226,7 @@ UNARY_OPS = [
     OpInfo("polygamma", unary("positive"), variant="method", op=lambda lib, x: x.polygamma(2), method=False),
     OpInfo("nan_to_num", special_unary(), inplace="nan_to_num_", supports_out=True, other_dtypes=("int64", "bool")),
     OpInfo("nan_to_num", special_unary(nan=1.5, posinf=9.0, neginf=-9.0), variant="values", inplace="nan_to_num_"),
-    OpInfo("frexp", unary(), supports_grad=False,
+    OpInfo("frexp", unary("nonzero"), supports_out=False,
            error_inputs=lambda: [_error(np.array([1, 2]), match="only supports floating-point dtypes")]),
 ]
 
@@ -235,10 +246,12 @@ ARITHMETIC_OPS = [
     OpInfo("add", binary(alpha=2.5), variant="alpha", inplace="add_"),
     OpInfo("add", reflected(), variant="reflected", op=lambda lib, x: 2.5 + x, method=False),
     OpInfo("sub", binary(scalar_other=True), inplace="sub_", supports_out=True, aliases=("subtract",),
-           other_dtypes=("int64", "bool"), error_inputs=lambda: _mismatch()),
+           other_dtypes=("int64", "bool"),
+           error_inputs=lambda: _mismatch() + [_error(BOOLS, BOOLS, match="Subtraction, the `-` operator, with two bool tensors")]),
     OpInfo("sub", binary(alpha=-0.5), variant="alpha", inplace="sub_"),
     OpInfo("sub", reflected(), variant="reflected", op=lambda lib, x: 2.5 - x, method=False),
-    OpInfo("rsub", binary(scalar_other=True), method=False, other_dtypes=("int64",)),
+    OpInfo("rsub", binary(scalar_other=True), method=False, other_dtypes=("int64",),
+           error_inputs=_refused(BOOLS, 1, error=RuntimeError, match="Subtraction, the `-` operator, with a bool tensor")),
     OpInfo("rsub", binary(alpha=2.0), variant="alpha", method=False),
     OpInfo("mul", binary(scalar_other=True), inplace="mul_", supports_out=True, aliases=("multiply",),
            other_dtypes=INT_BOOL, error_inputs=lambda: _mismatch()),
@@ -272,58 +285,68 @@ ARITHMETIC_OPS = [
            method=False, supports_grad=False, dtypes=(),
            error_inputs=lambda: [_error(np.ones(2), np.ones(2), match="the base given to float_power_ has dtype Float")]),
     OpInfo("float_power", reflected(), variant="number_base", op=lambda lib, x: lib.float_power(2.5, x), method=False),
-    OpInfo("fmod", _fmod_samples, inplace="fmod_", supports_out=True, other_dtypes=("int64",)),
+    OpInfo("fmod", _fmod_samples, inplace="fmod_", supports_out=True, other_dtypes=("int64",),
+           error_inputs=_refused(INTS, np.array([0, 1]), error=RuntimeError, match="ZeroDivisionError")),
     OpInfo("fmod", unary(other=0.7), variant="number", op=lambda lib, x, other: lib.fmod(x, other), inplace="fmod_"),
-    OpInfo("remainder", _fmod_samples, inplace="remainder_", supports_out=True, other_dtypes=("int64",)),
+    OpInfo("remainder", _fmod_samples, inplace="remainder_", supports_out=True, other_dtypes=("int64",),
+           error_inputs=_refused(INTS, np.array([0, 1]), error=RuntimeError, match="ZeroDivisionError")),
     OpInfo("remainder", unary(other=0.7), variant="number", op=lambda lib, x, other: lib.remainder(x, other),
            inplace="remainder_"),
     OpInfo("remainder", reflected("nonzero"), variant="number_dividend", op=lambda lib, x: lib.remainder(2.5, x),
            method=False, supports_grad=False),
     OpInfo("floor_divide", _no_grad(binary(other_kind="nonzero")), inplace="floor_divide_", supports_out=True,
-           supports_grad=False, other_dtypes=("int64",), skips={"inplace": NO_DERIVATIVE}),
+           supports_grad=False, other_dtypes=("int64",), skips={"inplace": NO_DERIVATIVE},
+           error_inputs=_refused(INTS, np.array([0, 1]), error=RuntimeError, match="ZeroDivisionError")),
 ]
 
 # --- functions of two or three tensors ----------------------------------------------------------
 BINARY_OPS = [
     OpInfo("atan2", binary(), inplace="atan2_", supports_out=True, aliases=("arctan2",), other_dtypes=("int64",),
            error_inputs=lambda: _mismatch()),
-    OpInfo("hypot", binary("nonzero", "nonzero"), inplace="hypot_", supports_out=True, error_inputs=lambda: _mismatch()),
-    OpInfo("logaddexp", binary(), supports_out=True, error_inputs=lambda: _mismatch()),
-    OpInfo("logaddexp2", binary(), supports_out=True),
+    OpInfo("hypot", binary("nonzero", "nonzero"), inplace="hypot_", supports_out=True,
+           error_inputs=lambda: _mismatch() + _refused(INTS, INTS, match="\"hypot_cpu\" not implemented for 'Long'")()),
+    OpInfo("logaddexp", binary(), supports_out=True,
+           error_inputs=lambda: _mismatch() + _refused(INTS, INTS, match="\"logaddexp_cpu\" not implemented")()),
+    OpInfo("logaddexp2", binary(), supports_out=True, error_inputs=_refused(INTS, INTS, match="not implemented for 'Long'")),
     OpInfo("copysign", binary("nonzero", "nonzero", scalar_other=True), inplace="copysign_", supports_out=True,
-           other_dtypes=("int64",)),
+           other_dtypes=("int64",), error_inputs=lambda: _mismatch()),
     OpInfo("maximum", binary("odd", "even"), supports_out=True, other_dtypes=INT_BOOL, error_inputs=lambda: _mismatch()),
     OpInfo("minimum", binary("odd", "even"), supports_out=True, other_dtypes=INT_BOOL),
-    OpInfo("fmax", binary("odd", "even"), supports_out=True, other_dtypes=("int64",)),
+    OpInfo("fmax", binary("odd", "even"), supports_out=True, other_dtypes=("int64",), error_inputs=lambda: _mismatch()),
     OpInfo("fmin", binary("odd", "even"), supports_out=True, other_dtypes=("int64",)),
     OpInfo("fmax", special_binary, variant="nan", supports_grad=False),
     OpInfo("fmin", special_binary, variant="nan", supports_grad=False),
-    OpInfo("xlogy", binary("any", "positive"), inplace="xlogy_", supports_out=True, other_dtypes=("int64",)),
+    OpInfo("xlogy", binary("any", "positive"), inplace="xlogy_", supports_out=True, other_dtypes=("int64",),
+           error_inputs=lambda: _mismatch()),
     OpInfo("xlogy", reflected("positive"), variant="number_self", op=lambda lib, x: lib.xlogy(2.5, x), method=False),
     OpInfo("xlogy", unary(other=2.5), variant="number_other", op=lambda lib, x, other: lib.xlogy(x, other),
            inplace="xlogy_"),
-    OpInfo("ldexp", ldexp_samples, inplace="ldexp_", supports_out=True),
+    OpInfo("ldexp", ldexp_samples, inplace="ldexp_", supports_out=True, error_inputs=lambda: _mismatch()),
     OpInfo("ldexp", binary(), variant="float_exponent", inplace="ldexp_"),
     OpInfo("lerp", binary(weight=0.3), op=lambda lib, a, b, weight, **out: lib.lerp(a, b, weight, **out),
            inplace="lerp_", supports_out=True,
-           error_inputs=lambda: [_error(np.ones(2), np.array([1, 2]), 0.5, match="expected dtype float for `end` but got dtype long")]),
+           error_inputs=lambda: _mismatch(0.5) + [
+               _error(np.ones(2), np.array([1, 2]), 0.5, match="expected dtype float for `end` but got dtype long"),
+               _error(INTS, INTS, 0.5, error=NotImplementedError, match="\"lerp_kernel_scalar\" not implemented")]),
     OpInfo("lerp", ternary("any", "any", "unit"), variant="tensor_weight", inplace="lerp_", supports_out=True),
-    OpInfo("addcmul", ternary("any", "any", "any"), inplace="addcmul_", supports_out=True),
+    OpInfo("addcmul", ternary("any", "any", "any"), inplace="addcmul_", supports_out=True,
+           error_inputs=lambda: _mismatch(np.ones(3))),
     OpInfo("addcmul", ternary("any", "any", "any", value=-0.5), variant="value", inplace="addcmul_"),
     OpInfo("addcdiv", ternary("any", "any", "nonzero"), inplace="addcdiv_", supports_out=True,
-           error_inputs=lambda: [_error(np.array([1, 2]), np.array([1, 2]), np.array([1, 2]),
+           error_inputs=lambda: _mismatch(np.ones(3)) + [_error(np.array([1, 2]), np.array([1, 2]), np.array([1, 2]),
                                         match="Integer division with addcdiv is no longer supported")]),
     OpInfo("addcdiv", ternary("any", "any", "nonzero", value=2.0), variant="value", inplace="addcdiv_"),
     OpInfo("nextafter", binary(), inplace="nextafter_", supports_out=True, supports_grad=False,
-           skips={"inplace": NO_DERIVATIVE}),
+           skips={"inplace": NO_DERIVATIVE}, error_inputs=_refused(INTS, INTS, match="\"nextafter_cpu\" not implemented")),
     OpInfo("heaviside", _no_grad(binary()), inplace="heaviside_", supports_out=True, supports_grad=False,
            skips={"inplace": NO_DERIVATIVE},
-           error_inputs=lambda: [_error(np.array([1.0, 0.0]), np.array([1, 2]),
+           error_inputs=lambda: _mismatch() + [_error(np.array([1.0, 0.0]), np.array([1, 2]),
                                         match="heaviside is not yet implemented for tensors with different dtypes")]),
 ]
 
 INTEGER_OPS = [  # integer-only ops: their samples are int64 constants
-    OpInfo(name, integer_pair(1, 30), dtypes=("float32",), supports_grad=False, inplace=name + "_", supports_out=True)
+    OpInfo(name, integer_pair(1, 30), dtypes=("float32",), supports_grad=False, inplace=name + "_", supports_out=True,
+           error_inputs=lambda: [_error(np.array([1, 2, 3]), INTS, match="must match the size of tensor b")])
     for name in ("gcd", "lcm")
 ] + [
     OpInfo(name, integer_pair(0, 40, other_low=0), dtypes=("float32",), supports_grad=False, inplace=name + "_",
@@ -355,15 +378,17 @@ COMPARISON_OPS = [
     OpInfo("equal", binary(), op=lambda lib, a, b: lib.tensor(lib.equal(a, b)), method=False, supports_grad=False),
     OpInfo("equal", unary(), variant="same", op=lambda lib, a: lib.tensor(lib.equal(a, a.clone())), method=False,
            supports_grad=False),
-    OpInfo("isclose", close_pair, supports_grad=False, other_dtypes=("int64",)),
+    OpInfo("isclose", close_pair, supports_grad=False, other_dtypes=("int64",),
+           error_inputs=lambda: _mismatch() + [_error(np.ones(2), INTS, match="Float did not match Long")]),
     OpInfo("isclose", special_binary, variant="equal_nan", supports_grad=False,
            op=lambda lib, a, b: lib.isclose(a, b, equal_nan=True)),
     OpInfo("allclose", close_pair, op=lambda lib, a, b: lib.tensor(lib.allclose(a, b)), method=False,
-           supports_grad=False),
+           supports_grad=False, error_inputs=lambda: _mismatch()),
     OpInfo("allclose", close_pair, variant="atol", op=lambda lib, a, b: lib.tensor(lib.allclose(a, b, atol=1e-2)),
            method=False, supports_grad=False),
 ] + [
-    OpInfo(name, binary("odd", "even"), supports_grad=False, supports_out=True, other_dtypes=INT_BOOL)
+    OpInfo(name, binary("odd", "even"), supports_grad=False, supports_out=True, other_dtypes=INT_BOOL,
+           error_inputs=lambda: _mismatch())
     for name in ("logical_and", "logical_or", "logical_xor")
 ] + [
     OpInfo("logical_not", unary("odd"), supports_grad=False, supports_out=True,

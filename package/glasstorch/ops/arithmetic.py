@@ -15,7 +15,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
-from ._elementwise import apply_binary
+from ._elementwise import apply_binary, data_of
 from ._util import compute_requires_grad, set_history
 
 
@@ -179,9 +179,11 @@ def _rounding_div(input: Any, other: Any, rounding_mode: str) -> Tensor:
         raise RuntimeError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
         )
+    target = apply_binary(np.add, input, other).dtype  # integer inputs stay integers
+    if target.kind in "iu" and np.any(np.asarray(data_of(other)) == 0):
+        raise RuntimeError("ZeroDivisionError")  # (an integer has no inf to give)
     quotient = apply_binary(np.true_divide, input, other, floating=True, quiet=True)
     rounded = np.floor(quotient) if rounding_mode == "floor" else np.trunc(quotient)
-    target = apply_binary(np.add, input, other).dtype  # integer inputs stay integers
     out = _wrap(rounded.astype(target))
     if compute_requires_grad(input, other):  # only floating inputs can require grad
         node = DivBackward2(input, other)

@@ -9,8 +9,8 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from .._typename import scalar_type_name
-from ..dtypes import from_numpy_dtype, promoted_values
-from ._elementwise import apply_binary
+from ..dtypes import from_numpy_dtype
+from ._elementwise import apply_binary, broadcast_error, data_of, shape_of
 from ._util import compute_requires_grad, set_history
 
 
@@ -73,12 +73,21 @@ def logical_not(input: Tensor) -> Tensor:
     return _wrap(np.logical_not(input._data))
 
 
+def apply_logical(ufunc: Any, input: Tensor, other: Any) -> Tensor:
+    """A logical op of two operands: any dtypes (nonzero is True), broadcast, PyTorch's message
+    where the shapes do not broadcast."""
+    try:
+        return _wrap(np.asarray(ufunc(input._data, data_of(other))))
+    except ValueError:
+        raise broadcast_error(shape_of(input), shape_of(other)) from None
+
+
 def logical_and(input: Tensor, other: Tensor) -> Tensor:
-    return _wrap(np.logical_and(input._data, other._data))
+    return apply_logical(np.logical_and, input, other)
 
 
 def logical_or(input: Tensor, other: Tensor) -> Tensor:
-    return _wrap(np.logical_or(input._data, other._data))
+    return apply_logical(np.logical_or, input, other)
 
 
 def isnan(input: Tensor) -> Tensor:
@@ -90,8 +99,12 @@ def isfinite(input: Tensor) -> Tensor:
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
-    a, b = promoted_values(input, other)
-    return _wrap(np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{scalar_type_name(input.dtype)} did not match {scalar_type_name(other.dtype)}")
+    try:
+        return _wrap(np.asarray(np.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)))
+    except ValueError:
+        raise broadcast_error(shape_of(input), shape_of(other)) from None
 
 
 def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:

@@ -41,6 +41,8 @@ class AbsBackward0(Node):
 
 
 def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+    if input.dtype is dtypes.bool:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return _unary(input, np.abs(input._data), AbsBackward0, save_input=True)
 
 
@@ -159,6 +161,8 @@ class ReluBackward0(Node):
 
 
 def relu(input: Tensor) -> Tensor:
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
     return _unary(input, np.maximum(input._data, 0), ReluBackward0, save_output=True)
 
 
@@ -553,20 +557,24 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
     return _step(input, rounded, RoundBackward1, "round_cpu")  # (no integer kernel with decimals)
 
 
-def _signed(input: Tensor, node_class: type = SignBackward0) -> Tensor:
+def _signed(input: Tensor, node_class: type = SignBackward0, *, save: bool = False) -> Tensor:
     """sign: -1, 0 or 1; bool stays bool."""
     data = input._data
-    return _unary(input, data.copy() if data.dtype == np.bool_ else np.sign(data), node_class)
+    values = data.copy() if data.dtype == np.bool_ else np.sign(data)
+    return _unary(input, values, node_class, save_input=save, save_output=save)
 
 
 class SgnBackward0(_StepBackward):
-    pass
+    """Zero for real inputs; PyTorch saves self and the result for the complex formula."""
+
+    self_: SavedTensor
+    result_: SavedTensor
 
 
 def sgn(input: Tensor) -> Tensor:
     """``sign`` extended to complex numbers (x / |x|) in PyTorch; for the real tensors glasstorch
     has, the same as ``sign``, recorded as PyTorch records it (SgnBackward0)."""
-    return _signed(input, SgnBackward0)
+    return _signed(input, SgnBackward0, save=True)
 
 
 class FracBackward0(Node):

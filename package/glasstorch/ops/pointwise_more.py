@@ -27,11 +27,19 @@ from ..dtypes import promoted_values, result_type
 from ..autograd.graph import Node, SavedTensor
 from . import arithmetic
 from ._elementwise import broadcast_error
+from .comparison import apply_logical
 from ._util import compute_requires_grad, set_history
 
 
 def _is_floating(*operands: Any) -> bool:
     return result_type(*operands).is_floating_point
+
+
+def _check_floating(kernel: str, *operands: Any) -> None:
+    """PyTorch has no integer kernel for some functions of floats (hypot, logaddexp): its message."""
+    dtype = result_type(*operands)
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type(dtype)}'")
 
 
 def _check_not_bool(name: str, *operands: Any) -> None:
@@ -204,6 +212,7 @@ class HypotBackward0(Node):
 
 def hypot(input: Tensor, other: Tensor) -> Tensor:
     """sqrt(input² + other²), the length of the hypotenuse (without overflow for large inputs)."""
+    _check_floating("hypot_cpu", input, other)
     out = _wrap(_values(np.hypot, input, other))
     return _record(out, HypotBackward0, (input, other), self_=input, other_=other, result_=out)
 
@@ -232,12 +241,14 @@ class Logaddexp2Backward0(LogaddexpBackward0):
 
 def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """log(exp(a) + exp(b)), computed without overflow (numpy's logaddexp)."""
+    _check_floating("logaddexp_cpu", input, other)
     out = _wrap(_values(np.logaddexp, input, other))
     return _record(out, LogaddexpBackward0, (input, other), self_=input, other_=other)
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^a + 2^b), as logaddexp in base 2."""
+    _check_floating("logaddexp2_cpu", input, other)
     out = _wrap(_values(np.logaddexp2, input, other))
     return _record(out, Logaddexp2Backward0, (input, other), self_=input, other_=other)
 
@@ -468,23 +479,23 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 
 def nextafter(input: Tensor, other: Any) -> Tensor:
     """The next floating point number after ``input`` in the direction of ``other``."""
-    x, y = promoted_values(input, other)
-    return _wrap(np.asarray(np.nextafter(x, y)))
+    _check_floating("nextafter_cpu", input, other)
+    return _wrap(_values(np.nextafter, input, other))
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (not differentiable)."""
     if input.dtype is not values.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
-    return _wrap(np.heaviside(input._data, values._data).astype(input._data.dtype))
+    return _wrap(_values(np.heaviside, input, values, floating=False))
 
 
 def _integer_op(name: str, function: Any) -> Any:
     def op(input: Tensor, other: Any) -> Tensor:
-        x, y = promoted_values(input, other)
-        if np.asarray(x).dtype.kind not in "iub":
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type(result_type(input, other))}'")
-        return _wrap(np.asarray(function(x, y)))
+        dtype = result_type(input, other)
+        if dtype.is_floating_point:
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{scalar_type(dtype)}'")
+        return _wrap(_values(function, input, other, floating=False))
     op.__name__ = name
     return op
 
@@ -507,7 +518,7 @@ bitwise_right_shift.__doc__ = "input >> other, elementwise."
 
 def logical_xor(input: Tensor, other: Tensor) -> Tensor:
     """True where exactly one of the two is nonzero."""
-    return _wrap(np.logical_xor(input._data, getattr(other, "_data", other)))
+    return apply_logical(np.logical_xor, input, other)
 
 
 # --- functions of one tensor (UnaryOps.cpp, TensorCompare.cpp) ------------------------------------
