@@ -25,6 +25,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
+from ._arguments import write_out
 from ._util import compute_requires_grad, set_history
 from .linalg_solve import (_check_square, _failed_minor, _first_zero_pivot, _LinAlgError, cholesky, inv,
                            solve, solve_triangular)
@@ -324,7 +325,7 @@ def pinv(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: bool = Fal
         node = LinalgPinvBackward0(A)
         node.self_, node.result_ = SavedTensor(A), SavedTensor(result, is_output=True)
         set_history(result, node)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
@@ -341,7 +342,7 @@ def matrix_rank(A: Tensor, *, atol: Any = None, rtol: Any = None, hermitian: boo
     else:
         s = np.linalg.svd(A._data, compute_uv=False)
     result = _wrap(np.asarray((s > _tolerance(s, A, atol, rtol)).sum(-1), dtype=np.int64))
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 class LinalgLstsqBackward0(Node):

@@ -25,6 +25,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import Node, SavedTensor
+from ._arguments import write_out
 from ._util import compute_requires_grad, set_history
 from .linalg import cross as _cross, dot, matmul, mm
 from .linalg_solve import _check_square, inv
@@ -97,7 +98,7 @@ def matrix_power(A: Tensor, n: int, *, out: Any = None) -> Tensor:
         result = inv(A)
     else:
         result = _positive_power(inv(A) if n < 0 else A, abs(n))
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 def _positive_power(a: Tensor, n: int) -> Tensor:
@@ -168,17 +169,21 @@ def multi_dot(tensors: Sequence[Tensor], *, out: Any = None) -> Tensor:
                                f"{list(tensors[i + 1].shape)} cannot be multiplied")
     sides = [matrices[0].shape[0]] + [m.shape[1] for m in matrices]
     result = _multiply(matrices, _chain_order(sides), 0, len(matrices) - 1).view(*out_shape)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 # --- dot products --------------------------------------------------------------------------------------
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
-    """The dot product of vectors along ``dim`` (the inputs broadcast): (x * y).sum(dim)."""
+    """The dot product of vectors along ``dim`` (the inputs broadcast): (x * y).sum(dim), or
+    ``vdot`` for two 1-D tensors, as in PyTorch."""
     if x.dtype != y.dtype:
         raise RuntimeError(f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
                            f"{scalar_type_name(x.dtype)} and y of type {scalar_type_name(y.dtype)} instead")
-    result = (x * y).sum(dim)
-    return result if out is None else out.copy_(result)
+    if x.dim() == 1 and y.dim() == 1:  # PyTorch takes the dot product of two vectors: VdotBackward0
+        result = vdot(x, y)
+    else:
+        result = (x * y).sum(dim)
+    return result if out is None else write_out(out, result)
 
 
 class VdotBackward0(Node):
@@ -202,7 +207,7 @@ def vdot(input: Tensor, other: Tensor, *, out: Any = None) -> Tensor:
         node.self_ = SavedTensor(input) if node.needs_input_grad(1) else None
         node.other_ = SavedTensor(other) if node.needs_input_grad(0) else None
         set_history(result, node)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 # --- Cholesky solves -------------------------------------------------------------------------------
@@ -246,7 +251,7 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None
         node.self_, node.input2_ = SavedTensor(B), SavedTensor(L)
         node.result_, node.upper = SavedTensor(result, is_output=True), upper
         set_history(result, node)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 class CholeskyInverseBackward0(Node):
@@ -271,14 +276,17 @@ def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tens
         node = CholeskyInverseBackward0(L)
         node.self_, node.result_, node.upper = SavedTensor(L), SavedTensor(result, is_output=True), upper
         set_history(result, node)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 # --- the linalg forms of cross, diagonal, vander --------------------------------------------------------
 def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Any = None) -> Tensor:
-    """``linalg.cross``: ``torch.cross`` with ``dim=-1`` by default (``LinalgCrossBackward0``)."""
+    """``linalg.cross``: ``torch.cross`` with ``dim=-1`` by default (``LinalgCrossBackward0``); the
+    inputs broadcast, but must have as many dims (PyTorch's check)."""
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     result = _cross(input, other, dim=dim)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

@@ -21,6 +21,7 @@ import math
 from typing import Any
 
 from .._tensor import Tensor, _normalize_dim
+from ._arguments import write_out
 from .linalg import svdvals
 from .reduction import norm as _vector_norm
 
@@ -88,7 +89,7 @@ def matrix_norm(A: Tensor, ord: Any = "fro", dim: Any = (-2, -1), keepdim: bool 
             second -= 1  # the dim the vector norm removed shifted this one
         column_sums = _vector_norm(A, 1, first, keepdim)
         result = column_sums.amax(second, keepdim) if ord > 0 else column_sums.amin(second, keepdim)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
 
 
 def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, out: Any = None,
@@ -96,23 +97,16 @@ def norm(A: Tensor, ord: Any = None, dim: Any = None, keepdim: bool = False, *, 
     """``linalg.norm``: a matrix norm when ``ord`` is a string, or is given with two dims (or a 2-D
     input and no dim); otherwise a vector norm (the 2-norm of all elements when neither is given)."""
     dims = None if dim is None else (tuple(dim) if isinstance(dim, (tuple, list)) else (dim,))
-    if isinstance(ord, str):
-        if dims is not None and len(dims) != 2:
-            raise RuntimeError(f"linalg.norm: If dim is specified, it mut be of length 2. Got {list(dims)}")
-        if dims is None and A.dim() != 2:
-            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 2D. Got {A.dim()}D.")
+    if dims is not None and len(dims) not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
+    if dims is None and ord is not None and A.dim() not in (1, 2):
+        raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
+                           f"Got {A.dim()}D.")
+    if isinstance(ord, str) or (ord is not None and (dims is None and A.dim() == 2 or dims and len(dims) == 2)):
         result = matrix_norm(A, ord, dims or (0, 1), keepdim, dtype=dtype)
     else:
-        if dims is not None and len(dims) not in (1, 2):
-            raise RuntimeError(f"linalg.norm: If dim is specified, it must be of length 1 or 2. Got {list(dims)}")
-        if dims is None and ord is not None and A.dim() not in (1, 2):
-            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
-                               f"Got {A.dim()}D.")
-        if ord is not None and ((dims is not None and len(dims) == 2) or (dims is None and A.dim() == 2)):
-            result = matrix_norm(A, ord, dims or (0, 1), keepdim, dtype=dtype)
-        else:
-            result = _vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
-    return result if out is None else out.copy_(result)
+        result = _vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+    return result if out is None else write_out(out, result)
 
 
 def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
@@ -128,4 +122,4 @@ def cond(A: Tensor, p: Any = None, *, out: Any = None) -> Tensor:
         result = (smallest / largest if p == -2 else largest / smallest).squeeze(-1)
     else:
         result = (matrix_norm(A, p) * matrix_norm(inv(A), p)).nan_to_num(math.inf, math.inf)
-    return result if out is None else out.copy_(result)
+    return result if out is None else write_out(out, result)
