@@ -184,6 +184,7 @@ POOL_OPS = [
         OpInfo(f"nn.functional.avg_pool{dims}d", pool_samples(dims, dilation=False, avg=True),
                error_inputs=_pool_errors(f"avg_pool{dims}d", dims), other_dtypes=("int64",)),
         OpInfo(f"nn.functional.lp_pool{dims}d", lp_samples(dims)),
+        OpInfo(f"nn.functional.max_pool{dims}d_with_indices", pool_samples(dims, "distinct")),
     )
 ]
 
@@ -225,6 +226,7 @@ ADAPTIVE_OPS = [
                error_inputs=_adaptive_errors(dims), other_dtypes=("int64",)),
         OpInfo(f"nn.functional.adaptive_max_pool{dims}d", adaptive_samples(dims, "distinct", indices=True),
                error_inputs=_adaptive_errors(dims)),
+        OpInfo(f"nn.functional.adaptive_max_pool{dims}d_with_indices", adaptive_samples(dims, "distinct")),
     )
 ]
 
@@ -289,8 +291,13 @@ def _fractional_errors(dims: int) -> Callable:
     return errors
 
 
-FRACTIONAL_OPS = [OpInfo(f"nn.functional.fractional_max_pool{dims}d", fractional_samples(dims),
-                         error_inputs=_fractional_errors(dims)) for dims in (2, 3)]
+FRACTIONAL_OPS = [
+    op
+    for dims in (2, 3)
+    for op in (OpInfo(f"nn.functional.fractional_max_pool{dims}d", fractional_samples(dims),
+                      error_inputs=_fractional_errors(dims)),
+               OpInfo(f"nn.functional.fractional_max_pool{dims}d_with_indices", fractional_samples(dims)))
+]
 
 
 # --- padding -------------------------------------------------------------------------------------------

@@ -60,8 +60,8 @@ from ..ops.conv import _constant_pad_values
 from ..ops.conv_transpose import conv_transpose as _conv_transpose_op
 # found missing by running PyTorch's docstring examples (issue 14): each op in its own file under ops/
 from ..ops.normalization_more import local_response_norm, rms_norm  # noqa: F401
-from ..ops.pooling_more import (adaptive_avg_pool3d, adaptive_max_pool3d, avg_pool3d, lp_pool1d, lp_pool2d,  # noqa: F401
-                                lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d)
+from ..ops.pooling_more import (adaptive_avg_pool3d, adaptive_max_pool3d, adaptive_max_pool3d_with_indices,  # noqa: F401
+                                avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_unpool1d, max_unpool2d, max_unpool3d)
 from ..ops import random_activations as _random_activations
 from ..ops.random_activations import gumbel_softmax  # noqa: F401
 from ..ops.margin_losses import multi_margin_loss, multilabel_margin_loss  # noqa: F401

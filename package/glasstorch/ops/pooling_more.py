@@ -89,10 +89,16 @@ def adaptive_avg_pool3d(input: Tensor, output_size: Any) -> Tensor:
     return out
 
 
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size: Any, return_indices: bool = False) -> tuple:
+    """Max pooling to a fixed (D, H, W) output (``None``: keep that side), and where each maximum
+    was: a flat position in its (D, H, W) volume."""
+    _check_adaptive(input, 3, "adaptive_max_pool3d")
+    return _adaptive_max_pool3d(input, _output_size(input, output_size, 3))
+
+
 def adaptive_max_pool3d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     """Max pooling to a fixed (D, H, W) output, whatever the input size (``None``: keep that side)."""
-    _check_adaptive(input, 3, "adaptive_max_pool3d")
-    out, indices = _adaptive_max_pool3d(input, _output_size(input, output_size, 3))
+    out, indices = adaptive_max_pool3d_with_indices(input, output_size)
     return (out, indices) if return_indices else out
 
 

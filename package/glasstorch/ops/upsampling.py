@@ -132,44 +132,59 @@ class _UpsampleBackward(Node):
         return (grad,)
 
 
-class UpsampleNearest1DBackward0(_UpsampleBackward):
+class _Upsample1D(_UpsampleBackward):
+    scales: float | None  # the scale_factor PyTorch's kernel was given (None: from the sizes)
+
+
+class _Upsample2D(_UpsampleBackward):
+    scales_h: float | None
+    scales_w: float | None
+
+
+class _Upsample3D(_UpsampleBackward):
+    scales_d: float | None
+    scales_h: float | None
+    scales_w: float | None
+
+
+class UpsampleNearest1DBackward0(_Upsample1D):
     pass
 
 
-class UpsampleNearest2DBackward0(_UpsampleBackward):
+class UpsampleNearest2DBackward0(_Upsample2D):
     pass
 
 
-class UpsampleNearest3DBackward0(_UpsampleBackward):
+class UpsampleNearest3DBackward0(_Upsample3D):
     pass
 
 
-class UpsampleNearestExact1DBackward0(_UpsampleBackward):
+class UpsampleNearestExact1DBackward0(_Upsample1D):
     pass
 
 
-class UpsampleNearestExact2DBackward0(_UpsampleBackward):
+class UpsampleNearestExact2DBackward0(_Upsample2D):
     pass
 
 
-class UpsampleNearestExact3DBackward0(_UpsampleBackward):
+class UpsampleNearestExact3DBackward0(_Upsample3D):
     pass
 
 
-class UpsampleLinear1DBackward0(_UpsampleBackward):
-    pass
+class UpsampleLinear1DBackward0(_Upsample1D):
+    align_corners: bool
 
 
-class UpsampleBilinear2DBackward0(_UpsampleBackward):
-    pass
+class UpsampleBilinear2DBackward0(_Upsample2D):
+    align_corners: bool
 
 
-class UpsampleBicubic2DBackward0(_UpsampleBackward):
-    pass
+class UpsampleBicubic2DBackward0(_Upsample2D):
+    align_corners: bool
 
 
-class UpsampleTrilinear3DBackward0(_UpsampleBackward):
-    pass
+class UpsampleTrilinear3DBackward0(_Upsample3D):
+    align_corners: bool
 
 
 _NODES = {("nearest", 1): UpsampleNearest1DBackward0, ("nearest", 2): UpsampleNearest2DBackward0,
@@ -223,7 +238,7 @@ def _resample(input: Tensor, mode: str, sizes: list, scales: list, align_corners
             node.align_corners = align_corners
         names = ["scales"] if len(sizes) == 1 else ["scales_d", "scales_h", "scales_w"][-len(sizes):]
         for name, scale in zip(names, scales):
-            setattr(node, name, scale)  # PyTorch shows them as _saved_scales_h ...
+            setattr(node, name, scale)  # grad_fn._saved_scales_h ..., as PyTorch shows them
         set_history(out, node)
     return out
 
