@@ -221,6 +221,15 @@ _PINV_ERRORS = lambda: [  # noqa: E731
 # float32 decompositions by two LAPACKs (MKL, OpenBLAS) differ by ~1e-6 absolute in the gradients
 _FLOAT32_LAPACK = {"float32": (1e-4, 1e-5)}
 
+def _qr_after_backward(lib: Any, a: Any, mode: str = "reduced") -> Any:
+    """``linalg.qr``, after differentiating Q and R of a copy of ``a``: where PyTorch refuses that
+    backward (mode='r', mode='complete' with more rows than columns), the call raises its error."""
+    leaf = a.detach().requires_grad_()
+    q, r = lib.linalg.qr(leaf, mode)
+    lib.autograd.grad(q.sum() + r.sum(), leaf)
+    return lib.linalg.qr(a, mode)
+
+
 _DECOMPOSITIONS = [
     OpInfo("linalg.slogdet", _conditioned_samples(), error_inputs=_not_square("linalg.slogdet")),
     OpInfo("slogdet", _conditioned_samples(), error_inputs=_not_square("linalg.slogdet")),
@@ -230,6 +239,12 @@ _DECOMPOSITIONS = [
     OpInfo("linalg.qr", _spread_samples("square", "complete"), variant="complete_square"),
     # mode='r' computes no Q, and PyTorch refuses to differentiate R alone (its error in backward)
     OpInfo("linalg.qr", _spread_samples("any", "r"), variant="r", supports_grad=False),
+    OpInfo("linalg.qr", _spread_samples("tall"), variant="backward_errors", op=_qr_after_backward,
+           supports_grad=False, dtypes=("float64",), error_inputs=lambda: [
+               ErrorInput(SampleInput(_F((3, 2)), ("r",)), RuntimeError, "The derivative of linalg.qr depends on Q, "
+                          "which is not computed when mode='r'"),
+               ErrorInput(SampleInput(_F((3, 2)), ("complete",)), RuntimeError, "The QR decomposition is not "
+                          "differentiable when mode='complete' and nrows > ncols.")]),
     OpInfo("qr", _spread_samples("tall"), error_inputs=lambda: [
         ErrorInput(SampleInput(_F((3,))), RuntimeError, "linalg.qr: The input tensor A must have at least 2")]),
     OpInfo("qr", _spread_samples("any", False), variant="some_false", skips={

@@ -54,6 +54,15 @@ return_types_linalg_cholesky_ex = _return_type("linalg_cholesky_ex", "L info")
 return_types_linalg_solve_ex = _return_type("linalg_solve_ex", "result info")
 
 
+def _written(result: tuple, out: Any) -> tuple:
+    """``out=(t1, t2, ...)``: each result written into its tensor (resized if needed), which are returned."""
+    if out is None:
+        return result
+    for target, value in zip(out, result):
+        write_out(target, value)
+    return type(result)(*out)
+
+
 def _one_node_per_output(node_class: type, inputs: tuple, outputs: list, positions: tuple,
                          saved: Callable[[int], dict]) -> None:
     """Give each output at ``positions`` its own ``node_class`` Node (``_output`` says which).
@@ -107,7 +116,7 @@ def _slogdet(A: Tensor, name: str, result_type: type) -> Any:
 def linalg_slogdet(A: Tensor, *, out: Any = None) -> Any:
     """(sign, log|det A|) of a square matrix (of each in a batch): the determinant is sign *
     exp(logabsdet), with no overflow for a large matrix; sign 0 and logabsdet -inf when singular."""
-    return _slogdet(A, "linalg.slogdet", return_types_linalg_slogdet)
+    return _written(_slogdet(A, "linalg.slogdet", return_types_linalg_slogdet), out)
 
 
 def slogdet(input: Tensor) -> Any:
@@ -200,7 +209,7 @@ def linalg_qr(A: Tensor, mode: str = "reduced", *, out: Any = None) -> Any:
     """A = Q R, Q with orthonormal columns, R upper triangular. ``mode``: 'reduced' (Q m x k, R
     k x n, k = min(m, n)), 'complete' (Q m x m, R m x n), 'r' (R only; Q empty). The signs of R's
     diagonal are LAPACK's (geqrf), as in PyTorch."""
-    return _qr(A, mode, return_types_linalg_qr)
+    return _written(_qr(A, mode, return_types_linalg_qr), out)
 
 
 def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
@@ -209,7 +218,7 @@ def qr(input: Tensor, some: bool = True, *, out: Any = None) -> Any:
                   "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\nQ, R = "
                   "torch.qr(A, some)\nshould be replaced with\nQ, R = torch.linalg.qr(A, 'reduced' if some else "
                   "'complete')", UserWarning, stacklevel=2)
-    return _qr(input, "reduced" if some else "complete", return_types_qr)
+    return _written(_qr(input, "reduced" if some else "complete", return_types_qr), out)
 
 
 # --- eigh -----------------------------------------------------------------------------------------
@@ -247,7 +256,7 @@ def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:
     if compute_requires_grad(A):
         _one_node_per_output(LinalgEighBackward0, (A,), outputs, (0, 1), lambda position: {
             "eigenvalues_": _saved_output(outputs, 0, position), "eigenvectors_": _saved_output(outputs, 1, position)})
-    return return_types_linalg_eigh(*outputs)
+    return _written(return_types_linalg_eigh(*outputs), out)
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
@@ -255,9 +264,11 @@ def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Tensor:
     PyTorch then computes them too and records ``LinalgEighBackward0``, as here."""
     _check_uplo(UPLO)
     if compute_requires_grad(A):
-        return eigh(A, UPLO).eigenvalues
-    _check_square(A, "linalg.eigvalsh")
-    return _wrap(np.linalg.eigvalsh(A._data, UPLO=UPLO).astype(A._data.dtype))
+        result = eigh(A, UPLO).eigenvalues
+    else:
+        _check_square(A, "linalg.eigvalsh")
+        result = _wrap(np.linalg.eigvalsh(A._data, UPLO=UPLO).astype(A._data.dtype))
+    return result if out is None else write_out(out, result)
 
 
 # --- pseudo-inverse, rank, least squares ------------------------------------------------------------
@@ -431,17 +442,17 @@ def _not_positive_definite_place(matrix: np.ndarray) -> int:
 
 def inv_ex(A: Tensor, *, check_errors: bool = False, out: Any = None) -> Any:
     """(inverse, info): ``linalg.inv`` (``LinalgInvExBackward0``) and 0 per invertible matrix."""
-    return return_types_linalg_inv_ex(*_ex(lambda: inv(A), A, check_errors, _singular_place, A.shape))
+    return _written(return_types_linalg_inv_ex(*_ex(lambda: inv(A), A, check_errors, _singular_place, A.shape)), out)
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out: Any = None) -> Any:
     """(L, info): ``linalg.cholesky`` (``LinalgCholeskyExBackward0``) and 0 per positive-definite
     matrix, else the order of its first leading minor that is not."""
-    return return_types_linalg_cholesky_ex(*_ex(lambda: cholesky(A, upper=upper), A, check_errors,
-                                                _not_positive_definite_place, A.shape))
+    return _written(return_types_linalg_cholesky_ex(*_ex(lambda: cholesky(A, upper=upper), A, check_errors,
+                                                         _not_positive_definite_place, A.shape)), out)
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False, out: Any = None) -> Any:
     """(result, info): ``linalg.solve`` (``LinalgSolveExBackward0``) and 0 per invertible A."""
-    return return_types_linalg_solve_ex(*_ex(lambda: solve(A, B, left=left), A, check_errors, _singular_place,
-                                             np.broadcast_shapes(B.shape, B.shape)))
+    return _written(return_types_linalg_solve_ex(*_ex(lambda: solve(A, B, left=left), A, check_errors,
+                                                      _singular_place, B.shape)), out)
