@@ -114,13 +114,13 @@ def correction(draw: Callable, shape: tuple) -> dict:
     return {"unbiased": draw(st.booleans())} if how == "unbiased" else {}
 
 
-def statistic(kind: str = "any", *, dims: bool = True) -> Callable:
-    """var/std samples: dims (or all), keepdim, correction= or unbiased=; every side is at least 3,
-    so the count exceeds the correction and the result is finite."""
+def statistic(kind: str = "any", *, always_dim: bool = False) -> Callable:
+    """var/std samples: dims (or all, unless ``always_dim``), keepdim, correction= or unbiased=;
+    every side is at least 3, so the count exceeds the correction and the result is finite."""
     def samples(draw: Callable) -> SampleInput:
         shape = draw(st.sampled_from([(3,), (4,), (3, 4), (4, 3), (3, 3, 3)]))
         kwargs = correction(draw, shape)
-        if dims and draw(st.booleans()):
+        if always_dim or draw(st.booleans()):
             kwargs.update(dim=dims_of(draw, shape), keepdim=draw(st.booleans()))
         return SampleInput(values(draw, shape, kind), (), kwargs)
 
@@ -329,16 +329,16 @@ OPS = [
     OpInfo("sum", full(), other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2), ErrorInput(SampleInput(ERR_2x3, ((0, 0),)), RuntimeError,
                                                        "appears multiple times in the list of dims"))),
-    OpInfo("sum", along(dims=True), variant="dim", other_dtypes=("int64", "bool")),
+    OpInfo("sum", along(dims=True), variant="dim", supports_out=True, other_dtypes=("int64", "bool")),
     OpInfo("sum", full(), variant="dtype", op=lambda lib, x: with_dtype(lib, "sum", x), method=False),
     OpInfo("sum_to_size", sum_to_size_samples, method=True, op=lambda lib, x, *size: x.sum_to_size(*size),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (2, 2)), RuntimeError, "is not expandable to size"))),
     OpInfo("mean", full(), other_dtypes=("int64",),
            error_inputs=errors(bad_dim(-3))),
-    OpInfo("mean", along(dims=True), variant="dim"),
+    OpInfo("mean", along(dims=True), variant="dim", supports_out=True),
     OpInfo("mean", along(dims=True), variant="dtype", op=lambda lib, x, *a: with_dtype(lib, "mean", x, *a), method=False),
     OpInfo("prod", full("nonzero"), other_dtypes=("int64", "bool")),
-    OpInfo("prod", along("nonzero"), variant="dim", other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
+    OpInfo("prod", along("nonzero"), variant="dim", supports_out=True, other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
     OpInfo("prod", along("ties"), variant="zeros"),  # zeros among the factors: the product of the others
     # max, min, amax, amin, argmax, argmin, aminmax
     OpInfo("max", full("distinct"), other_dtypes=("int64", "bool"),
@@ -354,33 +354,37 @@ OPS = [
     OpInfo("min", along("distinct"), variant="dim", other_dtypes=("int64",)),
     OpInfo("min", along("ties", keepdim=False), variant="dim-ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("min", binary("odd", "even"), variant="binary"),
-    OpInfo("amax", along("distinct", dims=True), other_dtypes=("int64", "bool"),
+    OpInfo("amax", along("distinct", dims=True), supports_out=True, other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2), ErrorInput(SampleInput(np.ones((0, 2)), (0,)), IndexError,
                                                       "Expected reduction dim 0 to have non-zero size"))),
+    OpInfo("amax", full("distinct"), variant="all"),
     OpInfo("amax", full("ties"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),  # ties share the gradient
-    OpInfo("amin", along("distinct", dims=True), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
+    OpInfo("amin", along("distinct", dims=True), supports_out=True, other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
+    OpInfo("amin", full("distinct"), variant="all"),
     OpInfo("amin", along("ties", dims=True), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("argmax", full("ties"), supports_grad=False, other_dtypes=("int64",)),  # the first of ties (documented)
-    OpInfo("argmax", along("ties"), variant="dim", supports_grad=False, error_inputs=errors(bad_dim(2))),
+    OpInfo("argmax", along("ties"), variant="dim", supports_grad=False, supports_out=True, error_inputs=errors(bad_dim(2))),
     OpInfo("argmin", full("ties"), supports_grad=False, other_dtypes=("int64",)),
-    OpInfo("argmin", along("ties"), variant="dim", supports_grad=False, error_inputs=errors(bad_dim(-3))),
+    OpInfo("argmin", along("ties"), variant="dim", supports_grad=False, supports_out=True, error_inputs=errors(bad_dim(-3))),
     OpInfo("aminmax", full("distinct"), other_dtypes=("int64",)),
     OpInfo("aminmax", along("ties", keepdim=True, dim_key="dim"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("aminmax", along("distinct", dim_key="dim"), variant="dim",
            error_inputs=errors(bad_dim(dim=2))),
     # all, any, count_nonzero
     OpInfo("all", full("zeros"), supports_grad=False, other_dtypes=("int64", "bool")),
-    OpInfo("all", along("zeros", dims=True), variant="dim", supports_grad=False, other_dtypes=("bool",),
+    OpInfo("all", along("zeros", dims=True), variant="dim", supports_grad=False, supports_out=True, other_dtypes=("bool",),
            error_inputs=errors(bad_dim(2))),
     OpInfo("any", full("zeros"), supports_grad=False, other_dtypes=("int64", "bool")),
-    OpInfo("any", along("zeros", dims=True), variant="dim", supports_grad=False, other_dtypes=("bool",),
+    OpInfo("any", along("zeros", dims=True), variant="dim", supports_grad=False, supports_out=True, other_dtypes=("bool",),
            error_inputs=errors(bad_dim(-3))),
     OpInfo("count_nonzero", full("zeros"), supports_grad=False, other_dtypes=("int64", "bool")),
     OpInfo("count_nonzero", along("zeros", dims=True, keepdim=False), variant="dim", supports_grad=False,
            error_inputs=errors(bad_dim(2))),
     # variance and standard deviation
     OpInfo("var", statistic(), error_inputs=errors(bad_dim(2))),
+    OpInfo("var", statistic(always_dim=True), variant="dim", supports_out=True),  # (out= needs a dim in PyTorch)
     OpInfo("std", statistic("distinct"), error_inputs=errors(bad_dim(2))),
+    OpInfo("std", statistic("distinct", always_dim=True), variant="dim", supports_out=True),
     OpInfo("var_mean", statistic(), method=False, other_dtypes=("int64",)),
     OpInfo("std_mean", statistic("distinct"), method=False),
     # norms and the log-sum-exp family
@@ -388,22 +392,22 @@ OPS = [
     OpInfo("dist", dist_samples, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (np.ones((2, 2)),)), RuntimeError,
                                           "must match the size of tensor b"))),
-    OpInfo("logsumexp", along(dims=True), other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
-    OpInfo("softmax", softmax_samples, error_inputs=errors(bad_dim(2))),
+    OpInfo("logsumexp", along(dims=True), supports_out=True, other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
+    OpInfo("softmax", softmax_samples, supports_out=True, error_inputs=errors(bad_dim(2))),
     OpInfo("softmax", softmax_samples, variant="dtype", op=lambda lib, x, d: lib.softmax(x, d, dtype=lib.float64),
            method=False),
-    OpInfo("log_softmax", softmax_samples, error_inputs=errors(bad_dim(-3))),
+    OpInfo("log_softmax", softmax_samples, supports_out=True, error_inputs=errors(bad_dim(-3))),
     OpInfo("log_softmax", softmax_samples, variant="dtype",
            op=lambda lib, x, d: lib.log_softmax(x, d, dtype=lib.float64), method=False),
     # cumulative ops
-    OpInfo("cumsum", scan_samples(), supports_out=True, other_dtypes=("int64", "bool"),
+    OpInfo("cumsum", scan_samples(), inplace="cumsum_", supports_out=True, other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2))),
     OpInfo("cumsum", scan_samples(), variant="dtype", op=lambda lib, x, d: lib.cumsum(x, d, dtype=lib.float64),
            method=False),
-    OpInfo("cumprod", scan_samples("nonzero"), supports_out=True, other_dtypes=("int64", "bool"),
+    OpInfo("cumprod", scan_samples("nonzero"), inplace="cumprod_", supports_out=True, other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(-3))),
     OpInfo("cumprod", scan_samples("ties"), variant="zeros"),
-    OpInfo("logcumsumexp", scan_samples(), error_inputs=errors(bad_dim(2))),
+    OpInfo("logcumsumexp", scan_samples(), supports_out=True, error_inputs=errors(bad_dim(2))),
     OpInfo("cummax", scan_samples("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
     OpInfo("cummin", scan_samples("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(-3))),
     # order statistics
@@ -415,17 +419,17 @@ OPS = [
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (4, 1)), RuntimeError,
                                           "selected number k out of range"), bad_dim(1, 2))),
     OpInfo("mode", mode_samples, skips=NOT_DIFFERENTIABLE_AT_TIES, other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
-    OpInfo("quantile", quantile_samples(),
+    OpInfo("quantile", quantile_samples(), supports_out=True,
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (1.5,)), RuntimeError, "q must be in the range [0, 1]"),
                                ErrorInput(SampleInput(np.ones((2, 3), dtype=np.int64), (0.5,)), RuntimeError,
                                           "input tensor must be either float or double dtype"))),
-    OpInfo("nanquantile", quantile_samples(nan=True),
+    OpInfo("nanquantile", quantile_samples(nan=True), supports_out=True,
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (-0.5,)), RuntimeError, "q must be in the range"))),
     # sums and means that skip NaN
     OpInfo("nansum", full("nan", NAN_SHAPES), other_dtypes=("int64",)),
-    OpInfo("nansum", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", error_inputs=errors(bad_dim(2))),
+    OpInfo("nansum", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", supports_out=True, error_inputs=errors(bad_dim(2))),
     OpInfo("nanmean", full("nan", NAN_SHAPES), other_dtypes=("int64",)),
-    OpInfo("nanmean", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim"),
+    OpInfo("nanmean", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", supports_out=True),
     # differences and statistics of rows
     OpInfo("diff", diff_samples, other_dtypes=("int64", "bool"),
            error_inputs=errors(ErrorInput(SampleInput(np.ones(())), RuntimeError,
