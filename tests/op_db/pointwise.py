@@ -125,6 +125,21 @@ def _no_grad(samples: Callable) -> Callable:
     return wrapped
 
 
+def _constant_input(samples: Callable) -> Callable:
+    """The same samples with the first operand a constant: only the other one gets a gradient."""
+    def wrapped(draw: Callable) -> SampleInput:
+        sample = samples(draw)
+        return SampleInput(NoGrad(sample.input), sample.args, sample.kwargs)
+
+    return wrapped
+
+
+def _one_side(name: str, samples: Callable, **changes: Any) -> list:
+    """Two entries of a binary op where only one operand requires grad (the Node skips the other's gradient)."""
+    return [OpInfo(name, _no_grad(samples), variant="other_constant", **changes),
+            OpInfo(name, _constant_input(samples), variant="input_constant", **changes)]
+
+
 def _fmod_samples(draw: Callable) -> SampleInput:
     """Dividends away from the multiples of the divisor, where fmod and remainder jump."""
     shapes = draw(mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3))
@@ -245,6 +260,8 @@ ARITHMETIC_OPS = [
            error_inputs=lambda: _mismatch()),
     OpInfo("add", binary(alpha=2.5), variant="alpha", inplace="add_"),
     OpInfo("add", reflected(), variant="reflected", op=lambda lib, x: 2.5 + x, method=False),
+    OpInfo("add", reflected(), variant="reflected_int", op=lambda lib, x: 2 + x, method=False),
+    *_one_side("add", binary()),
     OpInfo("sub", binary(scalar_other=True), inplace="sub_", supports_out=True, aliases=("subtract",),
            other_dtypes=("int64", "bool"),
            error_inputs=lambda: _mismatch() + [_error(BOOLS, BOOLS, match="Subtraction, the `-` operator, with two bool tensors")]),
@@ -257,9 +274,12 @@ ARITHMETIC_OPS = [
            other_dtypes=INT_BOOL, error_inputs=lambda: _mismatch()),
     OpInfo("mul", reflected(), variant="reflected", op=lambda lib, x: -1.5 * x, method=False),
     OpInfo("mul", unary(), variant="same_input", op=lambda lib, x: x * x, method=False),
+    OpInfo("mul", binary(), variant="mixed_dtypes", op=lambda lib, x, y: x * y.double(), method=False),
+    *_one_side("mul", binary()),
     OpInfo("div", binary(other_kind="nonzero", scalar_other=True), inplace="div_", supports_out=True,
            aliases=("divide", "true_divide"), other_dtypes=INT_BOOL, error_inputs=lambda: _mismatch()),
     OpInfo("div", reflected("nonzero"), variant="reflected", op=lambda lib, x: 3.0 / x, method=False),
+    *_one_side("div", binary(other_kind="nonzero")),
     OpInfo("div", _no_grad(binary(other_kind="nonzero", rounding_mode="floor")), variant="floor", inplace="div_",
            other_dtypes=("int64",),
            error_inputs=lambda: [_error(np.ones(2), np.ones(2), rounding_mode="round",
@@ -276,6 +296,7 @@ ARITHMETIC_OPS = [
            error_inputs=lambda: [_error(np.array([1, 2]), -2, match="Integers to negative integer powers are not allowed")]),
     OpInfo("pow", unary(exponent=0), variant="zero", op=lambda lib, x, exponent: lib.pow(x, exponent), inplace="pow_"),
     OpInfo("pow", reflected(), variant="reflected", op=lambda lib, x: 2.0 ** x, method=False),
+    *_one_side("pow", binary("positive")),
     OpInfo("pow", reflected(), variant="reflected_fraction", op=lambda lib, x: 0.5 ** x, method=False),
     OpInfo("pow", reflected(), variant="number_base", op=lambda lib, x: lib.pow(2.5, x), method=False),
     OpInfo("float_power", binary("positive", scalar_other=True), inplace="float_power_", supports_out=True,
@@ -368,7 +389,7 @@ INTEGER_OPS = [  # integer-only ops: their samples are int64 constants
 
 # --- comparisons and tests ---------------------------------------------------------------------
 COMPARISON_OPS = [
-    OpInfo(name, binary("odd", "even", scalar_other=True), supports_grad=False, supports_out=True,
+    OpInfo(name, binary("odd", "even", scalar_other=True), supports_grad=False, supports_out=True, inplace=name + "_",
            other_dtypes=INT_BOOL, aliases=aliases, error_inputs=lambda: _mismatch())
     for name, aliases in (("eq", ()), ("ne", ("not_equal",)), ("lt", ("less",)), ("le", ("less_equal",)),
                           ("gt", ("greater",)), ("ge", ("greater_equal",)))

@@ -30,7 +30,7 @@ from .._autograd_state import _GradMode, _InferenceMode
 from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.graph import INFERENCE_INPLACE_MESSAGE, Node
-from . import arithmetic, indexing, pointwise, shape
+from . import arithmetic, comparison, indexing, pointwise, shape
 from ._elementwise import data_of, shape_of
 from ._util import compute_requires_grad, reduce_grad_to, set_history
 
@@ -267,6 +267,41 @@ def float_power_(tensor: Tensor, exponent: Any) -> Tensor:
     from .pointwise_more import float_power
 
     return apply_inplace(tensor, float_power, exponent)
+
+
+# --- comparisons in place: x.lt_(y) writes 1 or 0 in x's own dtype --------------------------------
+class _ComparisonBackward(Node):
+    """A comparison written in place: its values (0 or 1) are flat in both operands, so every
+    gradient is zero. PyTorch records it all the same (``LtBackward0`` against a number,
+    ``LtBackward1`` against a tensor), so the tensor stays in the graph."""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return tuple(grad * 0 if self.needs_input_grad(i) else None for i in range(len(self._next)))
+
+
+# EqBackward0 ... GeBackward1: one pair per comparison, named as PyTorch names them
+COMPARISON_NODES = {name: tuple(type(f"{name.capitalize()}Backward{i}", (_ComparisonBackward,),
+                                     {"__module__": __name__}) for i in (0, 1))
+                    for name in ("eq", "ne", "lt", "le", "gt", "ge")}
+globals().update({node.__name__: node for nodes in COMPARISON_NODES.values() for node in nodes})
+
+
+def _compared(input: Tensor, other: Any, name: str) -> Tensor:
+    """``comparison(input, other)`` as 1 and 0 of input's dtype, with the Node of the in-place comparison."""
+    out = _wrap(getattr(comparison, name)(input, other)._data.astype(input._data.dtype))
+    if compute_requires_grad(input, other):
+        number, tensor = COMPARISON_NODES[name]
+        set_history(out, tensor(input, other) if isinstance(other, Tensor) else number(input))
+    return out
+
+
+def comparison_inplace(name: str) -> Callable:
+    """``x.eq_(y)`` and its siblings."""
+    def compare_(tensor: Tensor, other: Any) -> Tensor:
+        return apply_inplace(tensor, _compared, other, name)
+
+    compare_.__name__ = compare_.__qualname__ = name + "_"
+    return compare_
 
 
 def neg_(tensor: Tensor) -> Tensor:
