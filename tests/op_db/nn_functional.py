@@ -42,7 +42,7 @@ def _and_inplace(info: OpInfo) -> list:
     """The entry and its ``inplace=True`` twin (on a clone: a leaf cannot change in place)."""
     variant = f"{info.variant}-inplace" if info.variant else "inplace"
     return [info, info.with_variant(variant, op=_inplace(info.method_name), error_inputs=list, inplace=None,
-                                    other_dtypes=(), method=False)]
+                                    other_dtypes=(), method=False, aliases=())]
 
 
 def _sign(draw: Callable, shape: tuple) -> np.ndarray:
@@ -90,12 +90,12 @@ def _prelu_samples(draw: Callable) -> SampleInput:
 
 ACTIVATIONS = [
     *_and_inplace(OpInfo(F + "relu", unary("nonzero"), inplace="relu_", method=True, other_dtypes=("int64",), error_inputs=_errors(
-        (SampleInput(np.array([True])), RuntimeError, "Boolean inputs not supported for relu")))),
+        (SampleInput(np.array([True])), RuntimeError, "Boolean inputs not supported for relu")), aliases=("relu",))),
     *_and_inplace(OpInfo(F + "relu6", unary("nonzero"), other_dtypes=("int64",))),
     *_and_inplace(OpInfo(F + "elu", unary("nonzero", alpha=0.7), other_dtypes=("int64",))),
-    *_and_inplace(OpInfo(F + "selu", unary("nonzero"), other_dtypes=("int64",))),
+    *_and_inplace(OpInfo(F + "selu", unary("nonzero"), other_dtypes=("int64",), aliases=("selu",))),
     *_and_inplace(OpInfo(F + "celu", unary("nonzero", alpha=1.5), error_inputs=_errors(
-        (SampleInput(_a(3), kwargs={"alpha": 0.0}), RuntimeError, "ZeroDivisionError")), other_dtypes=("int64",))),
+        (SampleInput(_a(3), kwargs={"alpha": 0.0}), RuntimeError, "ZeroDivisionError")), other_dtypes=("int64",), aliases=("celu",))),
     OpInfo(F + "gelu", unary(), error_inputs=_errors(
         (SampleInput(_a(3), kwargs={"approximate": "fast"}), RuntimeError, "approximate argument must be either")), other_dtypes=("int64",)),
     OpInfo(F + "gelu", unary(approximate="tanh"), variant="tanh"),
@@ -105,7 +105,7 @@ ACTIVATIONS = [
     OpInfo(F + "softsign", unary(), other_dtypes=("int64",)),
     OpInfo(F + "softshrink", unary("clamp", lambd=0.5), error_inputs=_errors(
         (SampleInput(_a(3), kwargs={"lambd": -1.0}), RuntimeError, "lambda must be in range [0, 3.40282e+38]")), other_dtypes=("int64",)),
-    OpInfo(F + "hardshrink", unary("clamp", lambd=0.5), other_dtypes=("int64",), method=True),
+    OpInfo(F + "hardshrink", unary("clamp", lambd=0.5), other_dtypes=("int64",), method=True, aliases=("hardshrink",)),
     OpInfo(F + "tanhshrink", unary(), other_dtypes=("int64",)),
     *_and_inplace(OpInfo(F + "hardtanh", unary("clamp", min_val=-0.5, max_val=0.5), error_inputs=_errors(
         (SampleInput(_a(3), kwargs={"min_val": 1.0, "max_val": 0.0}), ValueError, "min_val cannot be greater")), other_dtypes=("int64",))),
@@ -113,21 +113,21 @@ ACTIVATIONS = [
     *_and_inplace(OpInfo(F + "hardswish", unary("nonzero"), other_dtypes=("int64",))),
     *_and_inplace(OpInfo(F + "leaky_relu", unary("nonzero", negative_slope=0.2), other_dtypes=("int64",))),
     OpInfo(F + "prelu", _prelu_samples, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (_a(2),)), RuntimeError, "Mismatch of parameter numbers and input channel size")), method=True),
+        (SampleInput(_a(2, 3), (_a(2),)), RuntimeError, "Mismatch of parameter numbers and input channel size")), method=True, aliases=("prelu",)),
     # rrelu draws a random slope in training: only evaluation (the mean slope) is deterministic
-    *_and_inplace(OpInfo(F + "rrelu", unary("nonzero", training=False), variant="eval")),
+    *_and_inplace(OpInfo(F + "rrelu", unary("nonzero", training=False), variant="eval", aliases=("rrelu",))),
     OpInfo(F + "glu", _glu_samples, error_inputs=_errors(
         (SampleInput(_a(3)), RuntimeError, "Halving dimension must be even"))),
     OpInfo(F + "logsigmoid", unary(), other_dtypes=("int64",)),
-    *_and_inplace(OpInfo(F + "threshold", unary("clamp", threshold=0.5, value=-2.0), other_dtypes=("int64",))),
-    OpInfo(F + "sigmoid", unary(), other_dtypes=("int64",), method=True),
-    OpInfo(F + "tanh", unary(), other_dtypes=("int64",), method=True),
+    *_and_inplace(OpInfo(F + "threshold", unary("clamp", threshold=0.5, value=-2.0), other_dtypes=("int64",), aliases=("threshold",))),
+    OpInfo(F + "sigmoid", unary(), other_dtypes=("int64",), method=True, aliases=("sigmoid",)),
+    OpInfo(F + "tanh", unary(), other_dtypes=("int64",), method=True, aliases=("tanh",)),
     OpInfo(F + "softmax", _softmax_samples, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (2,)), IndexError, "Dimension out of range")), other_dtypes=("int64",), method=True),
+        (SampleInput(_a(2, 3), (2,)), IndexError, "Dimension out of range")), other_dtypes=("int64",), method=True, aliases=("softmax",)),
     OpInfo(F + "softmax", _softmax_samples, variant="dtype", op=lambda lib, x, dim: lib.nn.functional.softmax(
         x, dim, dtype=lib.float64)),
     OpInfo(F + "log_softmax", _softmax_samples, other_dtypes=("int64",), method=True, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (-3,)), IndexError, "Dimension out of range"))),
+        (SampleInput(_a(2, 3), (-3,)), IndexError, "Dimension out of range")), aliases=("log_softmax",)),
     OpInfo(F + "log_softmax", _softmax_samples, variant="dtype", op=lambda lib, x, dim: lib.nn.functional.log_softmax(
         x, dim, dtype=lib.float64)),
     OpInfo(F + "softmin", _softmax_samples, other_dtypes=("int64",), error_inputs=_errors(
@@ -163,7 +163,7 @@ LINEAR_AND_DROPOUT = [
     OpInfo(F + "linear", _linear_samples, error_inputs=_errors(
         (SampleInput(_a(2, 3), (_a(4, 2),)), RuntimeError, "cannot be multiplied"))),
     OpInfo(F + "bilinear", _bilinear_samples, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (_a(2, 2), _a(1, 2, 2))), RuntimeError, "input1 size does not match weight size"))),
+        (SampleInput(_a(2, 3), (_a(2, 2), _a(1, 2, 2))), RuntimeError, "input1 size does not match weight size")), aliases=("bilinear",)),
     *_dropout("dropout", (0, 3)),
     OpInfo(F + "dropout", unary(p=0.0, training=True), variant="p0"),
     *_dropout("dropout1d", (2, 3)),
@@ -517,16 +517,16 @@ NORMALIZATION = [
     OpInfo(F + "batch_norm", _batch_norm_samples(False), tolerances=NORM_TOLERANCES, variant="eval", error_inputs=_errors(
         (SampleInput(_a(2, 3), (None, None)), RuntimeError, "running_mean must be defined in evaluation mode"))),
     OpInfo(F + "layer_norm", _layer_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
-        (SampleInput(_a(2, 3), ((2,),)), RuntimeError, "Given normalized_shape="))),
+        (SampleInput(_a(2, 3), ((2,),)), RuntimeError, "Given normalized_shape=")), aliases=("layer_norm",)),
     OpInfo(F + "group_norm", _group_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
-        (SampleInput(_a(2, 3, 2), (2,)), RuntimeError, "Expected number of channels in input to be divisible"))),
+        (SampleInput(_a(2, 3, 2), (2,)), RuntimeError, "Expected number of channels in input to be divisible")), aliases=("group_norm",)),
     OpInfo(F + "instance_norm", _instance_norm_samples, tolerances=NORM_TOLERANCES, op=_with_running_stats("instance_norm"), error_inputs=_errors(
         (SampleInput(_a(2, 3, 1)), ValueError, "Expected more than 1 spatial element when training"))),
     OpInfo(F + "local_response_norm", _local_response_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
         (SampleInput(_a(2, 3), (2,)), ValueError, "Expected 3D or higher dimensionality"))),
     OpInfo(F + "rms_norm", _rms_norm_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
-        (SampleInput(_a(2, 3), ([2],)), RuntimeError, "Given normalized_shape="))),
-    OpInfo(F + "normalize", _normalize_samples, tolerances=NORM_TOLERANCES, error_inputs=_errors(
+        (SampleInput(_a(2, 3), ([2],)), RuntimeError, "Given normalized_shape=")), aliases=("rms_norm",)),
+    OpInfo(F + "normalize", _normalize_samples, tolerances=NORM_TOLERANCES, supports_out=True, error_inputs=_errors(
         (SampleInput(_a(2, 3), (), {"dim": 2}), IndexError, "Dimension out of range"))),
 ]
 
@@ -554,9 +554,13 @@ def _embedding_bag_samples(draw: Callable) -> SampleInput:
     else:
         indices = index_array(draw, rows, (draw(st.integers(1, 5)),))
         starts = sorted(draw(st.lists(st.integers(1, len(indices)), max_size=2)))
+        if draw(st.booleans()):  # the offsets end with the end of the last bag
+            kwargs["include_last_offset"], starts = True, [*starts, len(indices)]
         args = (array(draw, (rows, dim), "distinct"), np.array([0, *starts], dtype=np.int64))
     if mode == "sum" and draw(st.booleans()):
         kwargs["per_sample_weights"] = array(draw, indices.shape)
+    if draw(st.booleans()):  # left out of its bag: it gets no gradient, and makes no output
+        kwargs["padding_idx"] = 0
     return SampleInput(indices, args, kwargs)
 
 
@@ -597,23 +601,22 @@ def _pairwise_distance_samples(draw: Callable) -> SampleInput:
     shape = draw(st.sampled_from([(3,), (2, 3), (1, 2), (3, 1)]))
     other = shape if draw(st.booleans()) else shape[-1:]
     return SampleInput(array(draw, shape, "odd"), (array(draw, other, "even"),),
-                       {"p": draw(st.sampled_from([1.0, 2.0, 3.0])),
-                                                                  "keepdim": draw(st.booleans())})
+                       {"p": draw(st.sampled_from([1.0, 2.0, 3.0, float("inf")])), "keepdim": draw(st.booleans())})
 
 
 def _pdist_samples(draw: Callable) -> SampleInput:
     shape = (draw(st.integers(2, 4)), draw(st.integers(1, 3)))
-    return SampleInput(array(draw, shape, "distinct"), (draw(st.sampled_from([1.0, 2.0, 3.0])),))
+    return SampleInput(array(draw, shape, "distinct"), (draw(st.sampled_from([0.0, 1.0, 2.0, 3.0, float("inf")])),))
 
 
 DISTANCES = [
     # float32: along a dim of size 1 the cosine is +-1 and its gradient 0, up to rounding
     OpInfo(F + "cosine_similarity", _cosine_similarity_samples, tolerances={"float32": (2e-6, 1e-5)}, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (_a(2, 2),)), RuntimeError, "must match the size"))),
+        (SampleInput(_a(2, 3), (_a(2, 2),)), RuntimeError, "must match the size")), aliases=("cosine_similarity",)),
     OpInfo(F + "pairwise_distance", _pairwise_distance_samples, error_inputs=_errors(
-        (SampleInput(_a(2, 3), (_a(2, 2),)), RuntimeError, "must match the size"))),
+        (SampleInput(_a(2, 3), (_a(2, 2),)), RuntimeError, "must match the size")), aliases=("pairwise_distance",)),
     OpInfo(F + "pdist", _pdist_samples, error_inputs=_errors(
-        (SampleInput(_a(3)), RuntimeError, "pdist only supports 2D tensors"))),
+        (SampleInput(_a(3)), RuntimeError, "pdist only supports 2D tensors")), aliases=("pdist",)),
 ]
 
 OPS = [*ACTIVATIONS, *LINEAR_AND_DROPOUT, *LOSSES, *NORMALIZATION, *EMBEDDINGS, *DISTANCES]
