@@ -230,6 +230,20 @@ def _qr_after_backward(lib: Any, a: Any, mode: str = "reduced") -> Any:
     return lib.linalg.qr(a, mode)
 
 
+def _tensorinv_samples(draw: Callable) -> SampleInput:
+    """A well-conditioned 6 x 6 (or 4 x 4) matrix as a tensor whose first ``ind`` dims make one side."""
+    shape, ind = draw(st.sampled_from([((2, 3, 6), 2), ((6, 2, 3), 1), ((2, 2, 4), 2), ((2, 2, 2, 2), 2)]))
+    n = math.prod(shape[:ind])
+    return SampleInput(_conditioned(draw, n).reshape(shape), kwargs={"ind": ind})
+
+
+def _tensorsolve_samples(draw: Callable) -> SampleInput:
+    shape, b_shape, dims = draw(st.sampled_from([((2, 3, 6), (2, 3), None), ((6, 2, 3), (2, 3), (0,)),
+                                                 ((2, 2, 2, 2), (2, 2), None)]))
+    a = _conditioned(draw, 6 if 6 in shape else 4).reshape(shape)
+    return SampleInput(a, (array(draw, b_shape),), {} if dims is None else {"dims": dims})
+
+
 _DECOMPOSITIONS = [
     OpInfo("linalg.slogdet", _conditioned_samples(), error_inputs=_not_square("linalg.slogdet")),
     OpInfo("slogdet", _conditioned_samples(), error_inputs=_not_square("linalg.slogdet")),
@@ -267,6 +281,16 @@ _DECOMPOSITIONS = [
         ErrorInput(SampleInput(_F((3, 3)), (_F((2, 2)),)), RuntimeError, "input.size(-2) should match other.size(-2)"),
         ErrorInput(SampleInput(_F((3,)), (_F((3, 2)),)), RuntimeError, "input must have at least 2 dimensions")]),
     OpInfo("linalg.lstsq", _lstsq_samples("vector"), variant="vector"),
+    OpInfo("linalg.tensorinv", _tensorinv_samples, supports_out=True,
+           grad_fn_difference=("ViewBackward0", "ReshapeAliasBackward0"), error_inputs=lambda: [
+               ErrorInput(SampleInput(_F((2, 3)), kwargs={"ind": 1}), RuntimeError,
+                          "Expected self to satisfy the requirement prod(self.shape[ind:]) == prod(self.shape[:ind])"),
+               ErrorInput(SampleInput(_F((2, 2)), kwargs={"ind": 0}), RuntimeError,
+                          "Expected a strictly positive integer for 'ind', but got 0"),
+               ErrorInput(SampleInput(_F((2, 2)), kwargs={"ind": 1}), RuntimeError, "the input matrix is singular")]),
+    OpInfo("linalg.tensorsolve", _tensorsolve_samples, supports_out=True, error_inputs=lambda: [
+        ErrorInput(SampleInput(_F((2, 3, 6)), (_F((2, 2)),)), RuntimeError,
+                   "Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == prod(self.shape[:other.ndim])")]),
     OpInfo("linalg.inv_ex", _ex_samples("inv"), error_inputs=_not_square("linalg.inv")),
     OpInfo("linalg.cholesky_ex", _ex_samples("cholesky"),
            op=lambda lib, a, **k: lib.linalg.cholesky_ex(_spd(lib, a), **k)),

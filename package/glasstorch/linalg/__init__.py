@@ -10,7 +10,8 @@ from ..ops.linalg_solve import LinAlgError, cholesky, inv, solve, solve_triangul
 from ..ops.linalg_lu import linalg_lu as lu, linalg_lu_solve as lu_solve, lu_factor
 from ..ops.linalg_norms import cond, matrix_norm, norm, vector_norm
 from ..ops.linalg_decompositions import (cholesky_ex, eigh, eigvalsh, inv_ex, linalg_qr as qr,
-                                         linalg_slogdet as slogdet, lstsq, matrix_rank, pinv, solve_ex)
+                                         linalg_slogdet as slogdet, lstsq, matrix_rank, pinv, solve_ex, tensorinv,
+                                         tensorsolve)
 from ..ops.linalg_functions import cross, diagonal, matrix_exp, matrix_power, multi_dot, vander, vecdot
 
 __all__ = ["LinAlgError", "cholesky", "det", "inv", "lu", "lu_factor", "lu_solve", "solve", "solve_triangular", "svd",
@@ -19,4 +20,4 @@ __all__ = ["LinAlgError", "cholesky", "det", "inv", "lu", "lu_factor", "lu_solve
            # linalg_functions.py)
            "cholesky_ex", "cond", "cross", "diagonal", "eigh", "eigvalsh", "inv_ex", "lstsq", "matrix_exp",
            "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve_ex",
-           "vander", "vecdot", "vector_norm"]
+           "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm"]

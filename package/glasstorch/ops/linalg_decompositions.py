@@ -4,7 +4,8 @@
 
 Mirrors ``aten/src/ATen/native/BatchLinearAlgebra.cpp`` (the forwards and their checks) and
 ``torch/csrc/autograd/FunctionsManual.cpp`` (``slogdet_backward``, ``linalg_qr_backward``,
-``linalg_eig_backward`` for a symmetric matrix, ``pinv_backward``, ``linalg_lstsq_backward``).
+``linalg_eig_backward`` for a symmetric matrix, ``pinv_backward``, ``linalg_lstsq_backward``);
+``tensorinv`` and ``tensorsolve`` (``LinearAlgebra.cpp``) reshape around ``inv`` and ``solve``.
 numpy's LAPACK computes each forward (the same routines PyTorch calls: geqrf/orgqr, syevd, gesdd);
 each backward is written with tensor ops, so it can be differentiated again.
 
@@ -17,6 +18,7 @@ double backward reaches it. Real matrices only.
 """
 from __future__ import annotations
 
+import math
 import warnings
 from collections import namedtuple
 from typing import Any, Callable
@@ -27,8 +29,8 @@ from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from ._arguments import write_out
 from ._util import compute_requires_grad, set_history
-from .linalg_solve import (_check_square, _failed_minor, _first_zero_pivot, _LinAlgError, cholesky, inv,
-                           solve, solve_triangular)
+from .linalg_solve import (_check_square, _failed_minor, _first_zero_pivot, _LinAlgError, _singular, cholesky,
+                           inv, solve, solve_triangular)
 
 
 # --- return types ---------------------------------------------------------------------------------
@@ -456,3 +458,45 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     """(result, info): ``linalg.solve`` (``LinalgSolveExBackward0``) and 0 per invertible A."""
     return _written(return_types_linalg_solve_ex(*_ex(lambda: solve(A, B, left=left), A, check_errors,
                                                       _singular_place, B.shape)), out)
+
+
+# --- tensorinv, tensorsolve: the matrix inverse and solve of reshaped tensors ----------------------------
+def _check_halves(A: Tensor, split: int, name: str) -> tuple:
+    """The sizes of A before and after dim ``split``, whose products must agree (a square matrix)."""
+    front, back = tuple(A.shape[:split]), tuple(A.shape[split:])
+    if math.prod(front) != math.prod(back):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[{name}:]) == "
+                           f"prod(self.shape[:{name}]), but got {math.prod(back)} != {math.prod(front)}")
+    return front, back
+
+
+def tensorinv(A: Tensor, ind: int = 2, *, out: Any = None) -> Tensor:
+    """The tensor X with tensordot(A, X, ind) = I: A reshaped to a square matrix, inverted, and the
+    inverse reshaped to ``A.shape[ind:] + A.shape[:ind]``. Simplified: PyTorch's inverse is laid out
+    column by column, so its final reshape copies (``ReshapeAliasBackward0``); glasstorch's is a
+    view (``ViewBackward0``)."""
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    front, back = _check_halves(A, ind, "ind")
+    matrix = A.reshape(math.prod(front), math.prod(back))
+    try:
+        inverse = inv(matrix)
+    except _LinAlgError:
+        raise _singular("inv", matrix._data) from None
+    result = inverse.reshape(*back, *front)
+    return result if out is None else write_out(out, result)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims: Any = None, *, out: Any = None) -> Tensor:
+    """The tensor X with tensordot(A, X, X.ndim) = B: A reshaped to a square matrix (its ``dims``
+    moved to the end first), solved for B flattened, the solution reshaped to A.shape[B.ndim:]
+    (``ViewBackward0``)."""
+    if dims is not None:
+        A = A.movedim(tuple(dims), tuple(range(A.dim() - len(dims), A.dim())))
+    front, back = tuple(A.shape[:B.dim()]), tuple(A.shape[B.dim():])
+    if math.prod(back) != B.numel():  # PyTorch's message states the square requirement, its numbers are these
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {math.prod(back)} != {B.numel()}")
+    solution = solve(A.reshape(math.prod(front), math.prod(back)), B.reshape(-1))
+    result = solution.view(*back)
+    return result if out is None else write_out(out, result)
