@@ -19,14 +19,22 @@ from ._util import compute_requires_grad, set_history
 from .reduction import LinalgVectorNormBackward0, norm
 
 
-class NormBackward1(LinalgVectorNormBackward0):
-    """ATen's ``norm(self, p, dim, keepdim)``: the vector norm's derivative under its own Node."""
+class NormBackward1(Node):
+    """ATen's ``norm(self, p, dim, keepdim)``: the vector norm's derivative (the one
+    ``LinalgVectorNormBackward0`` computes) under its own Node, which calls the order ``p``."""
 
     p: float
+    dim: tuple
+    keepdim: bool
+    result_: SavedTensor
+    self_: SavedTensor
 
     @property
-    def ord(self) -> float:  # what the vector norm's backward reads
+    def ord(self) -> float:  # the name the vector norm's backward reads
         return self.p
+
+    def backward(self, grad: Tensor) -> tuple:
+        return LinalgVectorNormBackward0.backward(self, grad)
 
 
 def norm_dim(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:

@@ -22,7 +22,7 @@ from ._util import compute_requires_grad, set_history
 from .inplace import apply_inplace
 
 
-class RreluWithNoiseBackward0(Node):
+class _RreluWithNoiseBackward(Node):
     """out = x * noise (training) or leaky_relu(x, (lower + upper) / 2) (evaluation):
     grad_input = grad * noise, or grad * (1 where x > 0, else the mean slope)."""
 
@@ -30,22 +30,28 @@ class RreluWithNoiseBackward0(Node):
     upper: float
     training: bool
     noise_: SavedTensor | None
-    self_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        return (grad * _slope_of(self._saved_self, self),)
+        return (grad * _slope_of(self._signs(), self),)
 
 
-class RreluWithNoiseBackward1(RreluWithNoiseBackward0):
+class RreluWithNoiseBackward0(_RreluWithNoiseBackward):
+    self_: SavedTensor
+
+    def _signs(self) -> Tensor:
+        return self._saved_self
+
+
+class RreluWithNoiseBackward1(_RreluWithNoiseBackward):
     """The in-place form saves the result, whose sign is the input's (the slopes are positive)."""
 
     result_: SavedTensor
 
-    def backward(self, grad: Tensor) -> tuple:
-        return (grad * _slope_of(self._saved_result, self),)
+    def _signs(self) -> Tensor:
+        return self._saved_result
 
 
-def _slope_of(signs: Tensor, node: RreluWithNoiseBackward0) -> Tensor:
+def _slope_of(signs: Tensor, node: _RreluWithNoiseBackward) -> Tensor:
     """The derivative, a constant: the drawn noise in training, else 1 or the mean slope."""
     if node.training:
         return node._saved_noise
