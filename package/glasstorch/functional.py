@@ -79,6 +79,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2, out: Tensor | None = None) ->
     cols = b.permute(*dims_b, *free_b).reshape(size, -1)
     result = rows.mm(cols).view([a.shape[d] for d in free_a] + [b.shape[d] for d in free_b])
     if out is not None:
-        out.copy_(result)
-        return out
+        from .ops._arguments import write_out
+
+        return write_out(out, result)
     return result

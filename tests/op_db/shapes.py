@@ -40,13 +40,13 @@ def a_dim(draw: Callable, shape: tuple) -> int:
     return dim_of(draw, shape) if shape else draw(st.sampled_from([0, -1]))
 
 
-def pieces_along(count: int = 3) -> Callable:
+def pieces_along(count: int = 3, at_least: int = 1) -> Callable:
     """Samples of cat-like ops: up to ``count`` tensors of one shape except along ``dim``."""
     def samples(draw: Callable) -> SampleInput:
         shape = draw(SMALL)
         dim = dim_of(draw, shape)
         tensors = []
-        for _ in range(draw(st.integers(1, count))):
+        for _ in range(draw(st.integers(at_least, count))):
             piece = list(shape)
             piece[dim] = draw(st.integers(1, 3))
             tensors.append(array(draw, piece))
@@ -55,13 +55,19 @@ def pieces_along(count: int = 3) -> Callable:
     return samples
 
 
-def same_shapes(shapes: Any = SHAPES, count: int = 3) -> Callable:
+def same_shapes(shapes: Any = SHAPES, count: int = 3, at_least: int = 1) -> Callable:
     """Samples of stack-like ops: 1 to ``count`` tensors of one shape, passed as a list."""
     def samples(draw: Callable) -> SampleInput:
         shape = draw(shapes)
-        return SampleInput([array(draw, shape) for _ in range(draw(st.integers(1, count)))])
+        return SampleInput([array(draw, shape) for _ in range(draw(st.integers(at_least, count)))])
 
     return samples
+
+
+def constant_first(sample: SampleInput) -> SampleInput:
+    """The sample with its first tensor a constant (one piece needs no gradient)."""
+    first, *rest = sample.input
+    return SampleInput([NoGrad(first), *rest], sample.args, sample.kwargs)
 
 
 def several(shapes: Any, count: int = 3) -> Callable:
@@ -297,6 +303,7 @@ def _counts(draw: Callable) -> SampleInput:
     shape = draw(SMALL)
     dim = dim_of(draw, shape)
     counts = np.asarray(draw(st.lists(st.integers(0, 2), min_size=shape[dim], max_size=shape[dim])), dtype=np.int64)
+    counts[draw(st.integers(0, shape[dim] - 1))] += 1  # never all zero
     return SampleInput(array(draw, shape), (counts,), {"dim": dim})
 
 
@@ -385,8 +392,10 @@ def _vander(draw: Callable) -> SampleInput:
 
 
 def _combinations(draw: Callable) -> SampleInput:
-    return SampleInput(array(draw, draw(VECTORS)), (), {"r": draw(st.integers(1, 3)),
-                                                         "with_replacement": draw(st.booleans())})
+    """r at most the length without replacement (no empty result: gradgradcheck refuses one)."""
+    shape, with_replacement = draw(VECTORS), draw(st.booleans())
+    r = draw(st.integers(1, 3 if with_replacement else min(shape[0], 3)))
+    return SampleInput(array(draw, shape), (), {"r": r, "with_replacement": with_replacement})
 
 
 def _broadcast_tensors(draw: Callable) -> SampleInput:
@@ -411,8 +420,13 @@ VIEWS = [
                                  error((2, 3), (-1, -1), match="only one dimension can be inferred")]),
     OpInfo("view", one(_reshaped), op=method("view"), method=False, other_dtypes=("int64",),
            error_inputs=lambda: [error((2, 3), (5,), match="is invalid for input of size")]),
-    OpInfo("view_as", _same_size_other, op=method("view_as"), method=False),
-    OpInfo("reshape_as", _same_size_other, op=method("reshape_as"), method=False),
+    # a transposed matrix cannot be viewed flat: reshape copies (UnsafeViewBackward0 after CloneBackward0)
+    OpInfo("reshape", one(lambda draw, shape: ((-1,), {}), shapes=MATRICES), variant="copy",
+           op=lambda lib, x, shape: x.t().reshape(shape), method=False),
+    OpInfo("view_as", _same_size_other, op=method("view_as"), method=False,
+           error_inputs=lambda: [error((2, 3), np.ones(5), match="shape '[5]' is invalid for input of size 6")]),
+    OpInfo("reshape_as", _same_size_other, op=method("reshape_as"), method=False,
+           error_inputs=lambda: [error((2, 3), np.ones(5), match="shape '[5]' is invalid for input of size 6")]),
     OpInfo("flatten", one(_flatten_dims), other_dtypes=("int64",),
            error_inputs=lambda: [error((2, 3, 1), start_dim=2, end_dim=1,
                                        match="flatten() has invalid args: start_dim cannot come after end_dim")]),
@@ -425,13 +439,15 @@ VIEWS = [
                           shapes=array_shapes(min_dims=0, max_dims=3, max_side=2)), variant="dim",
            error_inputs=lambda: [error((2, 1), 2, error=IndexError, match="Dimension out of range")]),
     OpInfo("squeeze", one(lambda draw, shape: ((_some_dims(draw, shape),), {}),
-                          shapes=array_shapes(min_dims=1, max_dims=3, max_side=2)), variant="dims"),
+                          shapes=array_shapes(min_dims=1, max_dims=3, max_side=2)), variant="dims",
+           error_inputs=lambda: [error((2,), (0, 0), match="dim 0 appears multiple times in the list of dims")]),
     OpInfo("unsqueeze", one(lambda draw, shape: ((draw(st.integers(-len(shape) - 1, len(shape))),), {})),
            other_dtypes=("bool",),
            error_inputs=lambda: [error((2, 3), 3, error=IndexError, match="Dimension out of range")]),
     OpInfo("transpose", one(_two_dims), aliases=("swapaxes", "swapdims"),
            error_inputs=lambda: [error((2, 3), 0, 2, error=IndexError, match="Dimension out of range")]),
-    OpInfo("swapaxes", one(_two_dims, shapes=SMALL)),
+    OpInfo("swapaxes", one(_two_dims, shapes=SMALL),
+           error_inputs=lambda: [error((2,), 0, 1, error=IndexError, match="Dimension out of range")]),
     OpInfo("swapdims", one(_two_dims, shapes=SMALL)),
     OpInfo("t", one(shapes=array_shapes(min_dims=0, max_dims=2, max_side=3)),
            error_inputs=lambda: [error((2, 2, 2), match="expects a tensor with <= 2 dimensions")]),
@@ -443,15 +459,18 @@ VIEWS = [
     OpInfo("expand", _expand, op=method("expand"), method=False, other_dtypes=("bool",),
            error_inputs=lambda: [error((2, 3), 3, 3, match="must match the existing size"),
                                  error((2, 3), 3, match="must be greater or equal to the number of dimensions")]),
-    OpInfo("expand_as", _as_other, op=method("expand_as"), method=False),
+    OpInfo("expand_as", _as_other, op=method("expand_as"), method=False,
+           error_inputs=lambda: [error((2, 3), np.ones((3, 3)), match="must match the existing size (2)")]),
     OpInfo("broadcast_to", _broadcast_to,
-           error_inputs=lambda: [error((2, 3), (3, 3), match="must match the existing size")]),
+           error_inputs=lambda: [error((2, 3), (3, 3), match="must match the existing size"),
+                                 error((2, 3), (3,), match="the number of sizes provided (1) must be greater or equal")]),
     OpInfo("broadcast_tensors", _broadcast_tensors, op=unpacked("broadcast_tensors"), method=False,
            error_inputs=lambda: [error([(2, 3), (3, 2)], match="must match the size of tensor b")]),
     OpInfo("diagonal", one(_diagonal, shapes=AT_LEAST_2D),
            error_inputs=lambda: [error((2, 3), 0, 1, 1, match="diagonal dimensions cannot be identical")]),
     OpInfo("as_strided", one(_as_strided, shapes=SMALL),
-           error_inputs=lambda: [error((2, 3), (2,), (1, 1), match="mismatch in length of strides and shape")]),
+           error_inputs=lambda: [error((2, 3), (2,), (1, 1), match="mismatch in length of strides and shape"),
+                                 error((2,), (2,), (-1,), match="Negative strides are not supported")]),
     OpInfo("unfold", one(_unfold), op=method("unfold"), method=False,
            error_inputs=lambda: [error((2, 3), 1, 4, 1, match="maximum size for tensor at dimension 1 is 3"),
                                  error((2, 3), 1, 2, 0, match="step is 0 but must be > 0")]),
@@ -459,7 +478,31 @@ VIEWS = [
            error_inputs=lambda: [error((2, 3), 1, 2, 2, match="exceeds dimension size")]),
     # start >= 0: PyTorch 2.13's NarrowCopyBackward0 slices [start, start + length) without wrapping a
     # negative start, so x.narrow_copy(0, -1, 1) gets a zero gradient there (glasstorch's is right)
-    OpInfo("narrow_copy", one(_narrow_from_start, shapes=SMALL), op=method("narrow_copy"), method=False),
+    OpInfo("narrow_copy", one(_narrow_from_start, shapes=SMALL), supports_out=True,
+           error_inputs=lambda: [error((2, 3), 1, 2, 2, match="exceeds dimension size")]),
+]
+
+def _in_place(name: str) -> Callable:
+    """``x.<name>(...)`` on a non-leaf copy: the in-place view changes that give the tensor a new shape."""
+    return lambda lib, input, *args: getattr(input.clone(), name)(*args)
+
+
+# The in-place driver checks an in-place op on a copy broadcast to the result's shape; these change
+# the shape itself, so each runs as its own entry: values, gradients and the in-place Node names
+# (SqueezeBackward3/4/5, UnsqueezeBackward1, TransposeBackward1, TBackward1) against PyTorch.
+IN_PLACE_VIEWS = [
+    OpInfo("squeeze_", one(shapes=array_shapes(min_dims=0, max_dims=3, max_side=2)), op=_in_place("squeeze_"),
+           method=False),
+    OpInfo("squeeze_", one(lambda draw, shape: ((a_dim(draw, shape),), {}),
+                           shapes=array_shapes(min_dims=0, max_dims=3, max_side=2)), variant="dim",
+           op=_in_place("squeeze_"), method=False),
+    OpInfo("squeeze_", one(lambda draw, shape: ((_some_dims(draw, shape),), {}),
+                           shapes=array_shapes(min_dims=1, max_dims=3, max_side=2)), variant="dims",
+           op=_in_place("squeeze_"), method=False),
+    OpInfo("unsqueeze_", one(lambda draw, shape: ((draw(st.integers(-len(shape) - 1, len(shape))),), {})),
+           op=_in_place("unsqueeze_"), method=False),
+    OpInfo("transpose_", one(_two_dims), op=_in_place("transpose_"), method=False),
+    OpInfo("t_", one(shapes=array_shapes(min_dims=0, max_dims=2, max_side=3)), op=_in_place("t_"), method=False),
 ]
 
 JOINS = [
@@ -472,11 +515,19 @@ JOINS = [
                                  error([], match="stack expects a non-empty TensorList")]),
     OpInfo("stack", lambda draw: SampleInput(same_shapes(SMALL)(draw).input, (draw(st.integers(-1, 1)),)),
            variant="dim", op=list_op("stack"), method=False),
-    OpInfo("hstack", same_shapes(), op=list_op("hstack"), method=False),
-    OpInfo("vstack", same_shapes(), op=list_op("vstack"), method=False, aliases=("row_stack",)),
-    OpInfo("dstack", same_shapes(), op=list_op("dstack"), method=False),
+    OpInfo("cat", lambda draw: constant_first(pieces_along(at_least=2)(draw)), variant="constant", op=list_op("cat"),
+           method=False),
+    OpInfo("stack", lambda draw: constant_first(same_shapes(at_least=2)(draw)), variant="constant", op=list_op("stack"),
+           method=False),
+    OpInfo("hstack", same_shapes(), op=list_op("hstack"), method=False, supports_out=True,
+           error_inputs=lambda: [error([], match="hstack expects a non-empty TensorList")]),
+    OpInfo("vstack", same_shapes(), op=list_op("vstack"), method=False, aliases=("row_stack",), supports_out=True,
+           error_inputs=lambda: [error([], match="vstack expects a non-empty TensorList")]),
+    OpInfo("dstack", same_shapes(), op=list_op("dstack"), method=False, supports_out=True,
+           error_inputs=lambda: [error([], match="dstack expects a non-empty TensorList")]),
     OpInfo("column_stack", same_shapes(array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)),
-           op=list_op("column_stack"), method=False),
+           op=list_op("column_stack"), method=False, supports_out=True,
+           error_inputs=lambda: [error([], match="column_stack expects a non-empty TensorList")]),
     OpInfo("atleast_1d", one(), method=False, other_dtypes=("int64",)),
     OpInfo("atleast_2d", one(), method=False),
     OpInfo("atleast_3d", one(), method=False),
@@ -484,8 +535,11 @@ JOINS = [
     OpInfo("block_diag", several(array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)),
            op=unpacked("block_diag"), method=False, other_dtypes=("int64",),
            error_inputs=lambda: [error([(2, 2, 2)], match="Input tensors must have 2 or fewer dimensions")]),
-    OpInfo("cartesian_prod", several(VECTORS), op=unpacked("cartesian_prod"), method=False),
-    OpInfo("meshgrid", _meshgrid("ij"), variant="ij", op=unpacked("meshgrid"), method=False),
+    OpInfo("cartesian_prod", several(VECTORS), op=unpacked("cartesian_prod"), method=False,
+           error_inputs=lambda: [error([(2, 2), (2,)], match="Expect a 1D vector, but got shape [2, 2]")]),
+    OpInfo("meshgrid", _meshgrid("ij"), variant="ij", op=unpacked("meshgrid"), method=False,
+           error_inputs=lambda: [error([(2, 2)], indexing="ij", match="Expected 0D or 1D tensor in the tensor list"),
+                                 error([(2,)], indexing="yx", match='indexing must be one of "xy" or "ij"')]),
     OpInfo("meshgrid", _meshgrid("xy"), variant="xy", op=unpacked("meshgrid"), method=False),
 ]
 
@@ -496,7 +550,8 @@ SPLITS = [
            error_inputs=lambda: [error((4,), [1, 2], match="split_with_sizes expects split_sizes to sum exactly to 4")]),
     OpInfo("chunk", one(_split_size, shapes=SMALL),
            error_inputs=lambda: [error((4,), 0, match="chunk expects `chunks` to be greater than 0")]),
-    OpInfo("unbind", one(lambda draw, shape: ((dim_of(draw, shape),), {}), shapes=SMALL)),
+    OpInfo("unbind", one(lambda draw, shape: ((dim_of(draw, shape),), {}), shapes=SMALL),
+           error_inputs=lambda: [error((2,), 1, error=IndexError, match="Dimension out of range")]),
     OpInfo("tensor_split", one(_sections, shapes=SMALL), variant="sections",
            error_inputs=lambda: [error((4,), 0, match="number of sections must be larger than 0")]),
     OpInfo("tensor_split", one(_indices, shapes=SMALL), variant="indices"),
@@ -528,23 +583,27 @@ COPIES = [
     OpInfo("repeat", one(_repeats), op=method("repeat"), method=False,
            error_inputs=lambda: [error((2, 3), 2, match="Number of dimensions of repeat dims can not be smaller")]),
     OpInfo("tile", one(_tile, shapes=SMALL), other_dtypes=("int64",)),
-    OpInfo("repeat_interleave", one(lambda draw, shape: ((draw(st.integers(0, 2)),), {"dim": dim_of(draw, shape)}
-                                    if shape and draw(st.booleans()) else {})), variant="int"),
+    # counts of 0 only where the result keeps elements: gradgradcheck refuses an empty output
+    OpInfo("repeat_interleave", one(lambda draw, shape: ((draw(st.integers(1, 2)),), {"dim": dim_of(draw, shape)}
+                                    if shape and draw(st.booleans()) else {})), variant="int",
+           error_inputs=lambda: [error((2,), -1, match="epeats must be non-negative")]),
     OpInfo("repeat_interleave", _counts, variant="counts",
            error_inputs=lambda: [ErrorInput(SampleInput(np.ones((2, 3)), (np.array([1, 2]),), {"dim": 1}), RuntimeError,
                                             "repeats must have the same size as input along dim")]),
-    OpInfo("diag", one(lambda draw, shape: ((draw(st.integers(-2, 2)),), {}), shapes=VECTORS), variant="vector"),
-    OpInfo("diag", _matrix_arg, variant="matrix",
+    OpInfo("diag", one(lambda draw, shape: ((draw(st.integers(-2, 2)),), {}), shapes=VECTORS), variant="vector",
+           supports_out=True),
+    OpInfo("diag", _matrix_arg, variant="matrix", supports_out=True,
            error_inputs=lambda: [error((2, 2, 2), match="Supports 1D or 2D tensors. Got 3D")]),
     OpInfo("diag_embed", one(_diag_embed, shapes=SMALL),
-           error_inputs=lambda: [error((2, 3), 0, 1, 1, match="diagonal dimensions cannot be identical")]),
+           error_inputs=lambda: [error((2, 3), 0, 1, 1, match="diagonal dimensions cannot be identical"),
+                                 error((2,), 0, 0, 2, error=IndexError, match="Dimension out of range")]),
     OpInfo("diagflat", one(lambda draw, shape: ((draw(st.integers(-2, 2)),), {}))),
     OpInfo("trace", _square,
            error_inputs=lambda: [error((3,), match="expected a matrix")]),
-    OpInfo("kron", _kron),
-    OpInfo("inner", _inner,
+    OpInfo("kron", _kron, supports_out=True, other_dtypes=("int64",)),
+    OpInfo("inner", _inner, supports_out=True,
            error_inputs=lambda: [error((2, 3), np.ones(2), match="inner() the last dimension must match on both input tensors")]),
-    OpInfo("tensordot", _tensordot, method=False,
+    OpInfo("tensordot", _tensordot, method=False, supports_out=True,
            error_inputs=lambda: [error((2, 3), np.ones((2, 3)), dims=1, match="contracted dimensions need to match")]),
     OpInfo("vander", _vander, op=lambda lib, x, **kwargs: lib.vander(x, **kwargs), method=False,
            skips={"vs_torch": "PyTorch 2.13's vander cannot backward (it overwrites, in place, the input cumprod saved: "
@@ -554,11 +613,12 @@ COPIES = [
            error_inputs=lambda: [error((2, 2), match="x must be a one-dimensional tensor.")]),
     OpInfo("combinations", _combinations, method=False,
            error_inputs=lambda: [error((2, 2), match="Expect a 1D vector")]),
-    OpInfo("renorm", one(_renorm, shapes=AT_LEAST_2D, kind="nonzero"), inplace="renorm_",
+    OpInfo("renorm", one(_renorm, shapes=AT_LEAST_2D, kind="nonzero"), inplace="renorm_", supports_out=True,
            error_inputs=lambda: [error((2, 3), -1.0, 0, 1.0, match="non-positive-norm not supported"),
                                  error((3,), 2.0, 0, 1.0, match="input needs at least 2 dimensions")]),
-    OpInfo("take", _take,
-           error_inputs=lambda: [ErrorInput(SampleInput(np.ones((2, 2)), (np.array([4]),)), IndexError, "out of range")]),
+    OpInfo("take", _take, supports_out=True, other_dtypes=("int64", "bool"),
+           error_inputs=lambda: [error((2, 2), np.array([4]), error=IndexError, match="out of range"),
+                                 error((2, 2), NoGrad(np.array([0.5])), match="Expected a long tensor for index")]),
 ]
 
 NOT_DIFFERENTIABLE = [
@@ -571,13 +631,16 @@ NOT_DIFFERENTIABLE = [
     OpInfo("bincount", _bincount, supports_grad=False,
            error_inputs=lambda: [ErrorInput(SampleInput(np.array([0, -1])), RuntimeError,
                                             "bincount only supports 1-d non-negative integral inputs.")]),
-    OpInfo("unique_consecutive", _runs, supports_grad=False, other_dtypes=("int64",)),
+    OpInfo("unique_consecutive", _runs, supports_grad=False, other_dtypes=("int64",),
+           error_inputs=lambda: [error((2,), dim=2, error=IndexError, match="Dimension out of range")]),
     OpInfo("unravel_index", _unravel, supports_grad=False, method=False, dtypes=("float32",),
            error_inputs=lambda: [error((2,), (2, 3), error=TypeError, match="expected 'indices' to be integer dtype")]),
     OpInfo("tril_indices", _triangle_indices, op=lambda lib, ignored, *args: lib.tril_indices(*args),
-           supports_grad=False, method=False, dtypes=("float32",)),
+           supports_grad=False, method=False, dtypes=("float32",),
+           error_inputs=lambda: [error((), -1, 2, match="row must be non-negative"),
+                                 error((), 2, -1, match="col must be non-negative")]),
     OpInfo("triu_indices", _triangle_indices, op=lambda lib, ignored, *args: lib.triu_indices(*args),
            supports_grad=False, method=False, dtypes=("float32",)),
 ]
 
-OPS = VIEWS + JOINS + SPLITS + COPIES + NOT_DIFFERENTIABLE
+OPS = VIEWS + IN_PLACE_VIEWS + JOINS + SPLITS + COPIES + NOT_DIFFERENTIABLE

@@ -520,7 +520,7 @@ def repeat_interleave(input: Any, repeats: Any = None, dim: int | None = None, *
         return index_select(input, axis, _wrap(np.repeat(np.arange(counts.shape[0], dtype=np.int64), counts)))
     count = int(repeats.item() if isinstance(repeats, Tensor) else repeats)
     if count < 0:
-        raise RuntimeError("repeats can not be negative")
+        raise RuntimeError("Repeats must be non-negative")
     shape = input._data.shape
     spread = input.unsqueeze(axis + 1).expand(shape[:axis + 1] + (count,) + shape[axis + 1:])
     return spread.clone().view(shape[:axis] + (shape[axis] * count,) + shape[axis + 1:])
@@ -975,15 +975,22 @@ def _each(tensors: tuple, ndim: int) -> Any:
     return results[0] if len(results) == 1 else results
 
 
+def _non_empty(tensors: Sequence[Tensor], name: str) -> list:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """Side by side: along dim 1, or dim 0 for vectors."""
-    tensors = [_at_least(t, 1) for t in tensors]
+    tensors = [_at_least(t, 1) for t in _non_empty(tensors, "hstack")]
     return cat(tensors, 0 if tensors and tensors[0]._data.ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """One under the other: vectors become rows, then cat along dim 0."""
-    return cat([_at_least(t, 2) for t in tensors], 0)
+    return cat([_at_least(t, 2) for t in _non_empty(tensors, "vstack")], 0)
 
 
 row_stack = vstack
@@ -991,12 +998,12 @@ row_stack = vstack
 
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
     """In depth: every tensor made at least 3-d, then cat along dim 2."""
-    return cat([_at_least(t, 3) for t in tensors], 2)
+    return cat([_at_least(t, 3) for t in _non_empty(tensors, "dstack")], 2)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """Vectors (and numbers) become columns [n, 1]; then cat along dim 1."""
-    return cat([reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in tensors], 1)
+    return cat([reshape(t, (t._data.size, 1)) if t._data.ndim <= 1 else t for t in _non_empty(tensors, "column_stack")], 1)
 
 
 def regenerate_grad_fn(view: Tensor) -> None:

@@ -252,14 +252,22 @@ def block_diag(*tensors: Tensor) -> Tensor:
     return out
 
 
+def _check_sizes(row: int, col: int) -> None:
+    for name, size in (("row", row), ("col", col)):
+        if size < 0:
+            raise RuntimeError(f"{name} must be non-negative, got{size}")  # (sic: PyTorch's message has no space)
+
+
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, **_: Any) -> Tensor:
     """The (2, N) coordinates of the lower triangle of a row x col matrix, row by row."""
+    _check_sizes(row, col)
     r, c = np.tril_indices(row, offset, col)
     return _wrap(np.stack([r, c]).astype((dtype or dtypes.int64).numpy_dtype).reshape(2, -1))
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, **_: Any) -> Tensor:
     """The (2, N) coordinates of the upper triangle of a row x col matrix, row by row."""
+    _check_sizes(row, col)
     r, c = np.triu_indices(row, offset, col)
     return _wrap(np.stack([r, c]).astype((dtype or dtypes.int64).numpy_dtype).reshape(2, -1))
 
@@ -291,6 +299,9 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 
 def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element from each 1-D tensor, as rows (itertools.product)."""
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = [g.reshape(-1) for g in _meshgrid_ij(tensors)]
@@ -337,6 +348,8 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of the flattened input at ``index`` (shaped as ``index``)."""
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.legacy_name[:-len('Tensor')]}")
     flat_index = index.reshape(-1)
     size = input.numel()
     bad = (flat_index._data >= size) | (flat_index._data < -size)
