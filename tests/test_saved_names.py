@@ -144,8 +144,6 @@ DIFFERENT_NODES = {
              "(ops/linalg.py)" for case in DOCUMENTED_GRAD_FN_DIFFERENCES},
     **{case: "glasstorch records one EinsumBackward0 where PyTorch records permutes, views and bmm (ops/einsum.py)"
        for case in TENSOR_API_CASES if case.startswith("einsum")},
-    "pad_circular": "glasstorch records CircularPadBackward0 where PyTorch pads with slice copies (CopySlices) "
-                    "(ops/conv.py)",
 }
 
 TABLES = {"vs_torch": OP_CASES, "tensor_api": TENSOR_API_CASES, "nn": NN_CASES}

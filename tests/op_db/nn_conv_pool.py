@@ -337,9 +337,7 @@ PAD_OPS = [
            other_dtypes=("int64", "bool")),
     OpInfo("nn.functional.pad", pad_samples("reflect"), variant="reflect", other_dtypes=("int64",)),
     OpInfo("nn.functional.pad", pad_samples("replicate"), variant="replicate"),
-    # PyTorch pads circularly with slice copies (CopySlices); glasstorch records one Node (ops/conv.py)
-    OpInfo("nn.functional.pad", pad_samples("circular"), variant="circular",
-           grad_fn_difference=("CircularPadBackward0", "CopySlices")),
+    OpInfo("nn.functional.pad", pad_samples("circular"), variant="circular"),  # slice copies: CopySlices
 ]
 
 

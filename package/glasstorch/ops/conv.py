@@ -33,8 +33,8 @@ rounding. PyTorch recomputes the columns for grad_weight; glasstorch keeps the f
 ``ConvolutionBackwardBackward0`` is one Node with three outputs, glasstorch records one Node per
 gradient product (same name) and the bias gradient as a ``sum``. float16/bfloat16 are computed in
 float32 and rounded once. ``pad_for_convolution`` is the part of ``F.pad`` the layers' padding modes
-need; for ``'circular'`` PyTorch records slice copies (``CopySlices``), glasstorch one
-``CircularPadBackward0``.
+need. ``'circular'`` is written as PyTorch writes it: slice copies into an empty tensor, so its
+``grad_fn`` is ``CopySlices``, as PyTorch's.
 """
 from __future__ import annotations
 
@@ -396,7 +396,7 @@ def _as_passed(value: Any) -> tuple:
 
 
 # --- padding for the layers' padding modes ---------------------------------------------------
-_NUMPY_PAD_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+_NUMPY_PAD_MODES = {"reflect": "reflect", "replicate": "edge"}
 
 
 class ConstantPadNdBackward0(Node):
@@ -447,10 +447,6 @@ class ReplicationPad3DBackward0(_FoldPadBackward):
     pass
 
 
-class CircularPadBackward0(_FoldPadBackward):
-    """PyTorch pads circularly with slice copies and records ``CopySlices``, which saves nothing."""
-
-
 _PAD_NODES = {
     ("reflect", 1): ReflectionPad1DBackward0, ("reflect", 2): ReflectionPad2DBackward0,
     ("reflect", 3): ReflectionPad3DBackward0, ("replicate", 1): ReplicationPad1DBackward0,
@@ -466,7 +462,7 @@ def _pairs(pad: tuple) -> list:
 def _pad_node_class(mode: str, dims: int) -> type:
     if mode == "constant":
         return ConstantPadNdBackward0
-    return CircularPadBackward0 if mode == "circular" else _PAD_NODES[mode, dims]
+    return _PAD_NODES[mode, dims]
 
 
 def _check_pad(input: Tensor, pairs: Sequence[tuple], mode: str) -> None:
@@ -507,12 +503,40 @@ def _constant_pad_values(x: np.ndarray, pairs: list) -> np.ndarray:
     return np.pad(x, [(0, 0)] * lead + [(max(before, 0), max(after, 0)) for before, after in pairs])
 
 
+def _pad_circular(input: Tensor, pairs: list) -> Tensor:
+    """Circular padding as PyTorch's ``_pad_circular`` writes it: an empty tensor of the padded
+    size; the input (cropped where a padding is negative) copied into its middle; then, one padded
+    dim at a time, the last dim first, each border copied from the far side of the tensor itself.
+    Every copy is into a slice (a view), so autograd records ``CopySlices``, as in PyTorch; corners
+    are written once per dim, each time from a slice whose own borders are already filled."""
+    from .._creation import empty
+
+    lead = input.dim() - len(pairs)
+    in_shape = tuple(input.shape)
+    out_shape = in_shape[:lead] + tuple(n + before + after for n, (before, after) in zip(in_shape[lead:], pairs))
+    out = empty(out_shape, dtype=input.dtype)
+    middle, source = out, input
+    for dim, (before, after) in enumerate(pairs, start=lead):
+        middle = middle.narrow(dim, max(before, 0), out_shape[dim] - max(before, 0) - max(after, 0))
+        source = source.narrow(dim, max(-before, 0), in_shape[dim] - max(-before, 0) - max(-after, 0))
+    middle.copy_(source)
+    for dim, (before, after) in reversed(list(enumerate(pairs, start=lead))):
+        size = out_shape[dim]
+        if before > 0:  # the left border: copied from the right end of the middle
+            out.narrow(dim, 0, before).copy_(out.narrow(dim, size - before - max(after, 0), before))
+        if after > 0:  # the right border: copied from the left end of the middle
+            out.narrow(dim, size - after, after).copy_(out.narrow(dim, max(before, 0), after))
+    return out
+
+
 def pad_for_convolution(input: Tensor, pairs: Sequence[tuple], mode: str = "constant") -> Tensor:
     """Pad the last ``len(pairs)`` dims of ``input``, ``pairs[i] = (before, after)`` for the i-th of
     them (PyTorch's ``F.pad`` takes them flat and last dim first). ``mode``: ``'constant'``
     (zeros; a negative padding crops), ``'reflect'``, ``'replicate'`` or ``'circular'``."""
     pairs = [(int(before), int(after)) for before, after in pairs]
     _check_pad(input, pairs, mode)
+    if mode == "circular":
+        return _pad_circular(input, pairs)
     lead = input.dim() - len(pairs)
     if mode == "constant":
         out = _wrap(_constant_pad_values(input._data, pairs))

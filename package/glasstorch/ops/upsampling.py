@@ -12,10 +12,11 @@ Mirrors ``aten/src/ATen/native/UpSample.h`` (``area_pixel_compute_scale``,
 positions ("taps": 1 for nearest, 2 for linear, 4 for cubic) and mixes them with weights that
 depend only on the sizes. So each dim is a fixed (out, in) matrix ``M`` with at most 4 non-zeros
 a row, and the whole resize is ``M`` applied along each spatial dim in turn. The forward reads
-the taps (never multiplying an unread value by 0: an inf stays where it was); the backward applies
+only the taps, as PyTorch's kernels do (a product with the whole matrix would multiply every other
+input by 0, and one inf in the input would make its whole row NaN); the backward applies
 the transposed matrices, ``grad @ M`` along each dim, written with Tensor ops so that
 ``create_graph`` works. One Node per mode and rank, with PyTorch's names
-(``UpsampleBilinear2DBackward0`` ...). Simplified: no ``antialias``.
+(``UpsampleBilinear2DBackward0`` ...). Simplified: no ``antialias`` (NotImplementedError).
 """
 from __future__ import annotations
 
@@ -287,6 +288,12 @@ def interpolate(input: Tensor, size: Any = None, scale_factor: Any = None, mode:
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
                                   f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
+    if antialias:
+        if mode not in ("bilinear", "bicubic") or input.dim() != 4:
+            raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                             "4-D tensor as input")
+        # a wider, size-dependent filter when shrinking: not written yet, and never a silent plain resize
+        raise NotImplementedError("interpolate: antialias=True is not implemented in glasstorch")
     sizes, scales = _output_sizes(input, size, scale_factor)
     if recompute_scale_factor:
         scales = [None] * len(sizes)
