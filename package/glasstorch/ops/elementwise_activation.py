@@ -203,9 +203,11 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tens
 
 
 class LogSigmoidBackward0(Node):
-    """out = log(sigmoid(x)) = -softplus(-x): grad_input = grad * sigmoid(-x)."""
+    """out = log(sigmoid(x)) = -softplus(-x): grad_input = grad * sigmoid(-x). (PyTorch's CPU
+    kernel also saves ``buffer`` = exp(-|x|), from which its backward computes the same.)"""
 
     self_: SavedTensor
+    buffer_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
         return (grad * (-self._saved_self).sigmoid(),)
@@ -215,7 +217,11 @@ def log_sigmoid(input: Tensor) -> Tensor:
     """log(1 / (1 + exp(-x))), computed without overflow as min(x, 0) - log1p(exp(-|x|))."""
     _check_floating(input, "log_sigmoid_forward")
     x = _work(input._data)
-    return _record(input, np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), LogSigmoidBackward0)
+    buffer = np.exp(-np.abs(x))
+    out = _record(input, np.minimum(x, 0) - np.log1p(buffer), LogSigmoidBackward0)
+    if out.grad_fn is not None:
+        out.grad_fn.buffer_ = SavedTensor(_wrap(buffer.astype(input._data.dtype, copy=False)))
+    return out
 
 
 # --- glu and prelu: activations with a structure -----------------------------------------------------
