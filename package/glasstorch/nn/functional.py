@@ -95,7 +95,8 @@ __all__ = ["conv1d", "conv2d", "conv3d", "avg_pool2d", "max_pool1d_with_indices"
            "cosine_embedding_loss", "celu", "hardswish", "hardsigmoid", "threshold", "hardshrink", "softshrink",
            "softsign", "tanhshrink", "softmin", "avg_pool1d", "adaptive_avg_pool1d", "pairwise_distance",
            "soft_margin_loss", "hinge_embedding_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
-           "gaussian_nll_loss", "triplet_margin_loss"]
+           "gaussian_nll_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pdist",
+           "linear_cross_entropy", "relu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "threshold_"]
 
 
 # --- reduction and broadcasting helpers (PyTorch: torch/nn/_reduction.py, torch/functional.py) 
