@@ -430,6 +430,7 @@ def index_put(input: Tensor, key: Any, value: Any, accumulate: bool = False) -> 
     if accumulate:
         return _index_put_accumulate(input, key, value)
     key = _as_numpy_key(key)
+    _check_bounds(input, key)
     (values,) = promoted_values(input)
     values = values.copy()
     # an advanced key writes where getitem reads, with PyTorch's order of the dims (see _advanced_index)

@@ -135,7 +135,7 @@ class AddmmBackward0(Node):
         return grad_self, grad_mat1, grad_mat2
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1, out: Any = None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)`` in one op; ``input`` broadcasts to the product."""
     product = mm(mat1.detach(), mat2.detach())  # the checks and the product, without recording
     _check_dtypes(input, product)
@@ -150,7 +150,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
     values = product._data
     values = values * alpha if alpha != 1 else values
     values += input._data if beta == 1 else beta * input._data
-    out = _wrap(values)
+    result = _wrap(values)
     if compute_requires_grad(input, mat1, mat2):
         node = AddmmBackward0(input, mat1, mat2)
         if node.needs_input_grad(2):
@@ -161,8 +161,12 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         node.mat1_sym_sizes, node.mat2_sym_sizes = mat1._data.shape, mat2._data.shape
         node.mat1_sym_strides = _strides(mat1) if node.needs_input_grad(1) else ()
         node.mat2_sym_strides = _strides(mat2) if node.needs_input_grad(2) else ()
-        set_history(out, node)
-    return out
+        set_history(result, node)
+    if out is not None:
+        from ._arguments import write_out
+
+        return write_out(out, result)
+    return result
 
 
 class MvBackward0(Node):

@@ -8,10 +8,11 @@ pivot become the multipliers of L, and the rest of the matrix is updated. ``LU``
 the diagonal, its unit diagonal implied) and U (on and above it); ``pivots[i]`` (1-based, int32)
 is the row swapped with row i. The loop is over columns, each step vectorised over the batch.
 
-Gradients: ``lu_unpack`` and ``lu_solve`` are composed of differentiable ops (triangle masks and
-triangular solves); ``lu_factor`` has PyTorch's formula for square matrices
-(gA = P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T); the ``grad_fn`` names of the composed ones
-differ from PyTorch's (``LuUnpackBackward0``, ``LinalgLuSolveBackward0``).
+Gradients: ``lu_factor`` has PyTorch's formula for square matrices
+(gA = P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T); ``lu_unpack`` (``LuUnpackBackward0``) puts the
+gradients of L and U back into the packed LU, and ``linalg.lu`` (``LinalgLuBackward0``) does that and
+then applies lu_factor's formula. ``lu_solve`` is composed of triangular solves, so its ``grad_fn``
+is ``LinalgSolveTriangularBackward0`` where PyTorch records ``LinalgLuSolveBackward0``.
 """
 from __future__ import annotations
 
@@ -139,24 +140,76 @@ def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
     return result.LU, result.pivots
 
 
+def _packed_grad(grad: Tensor, output: int, shape: tuple) -> Tensor:
+    """The gradient of LU (``shape`` (..., m, n)) from that of L (``output`` 1, (m, k): its strict
+    lower triangle) or of U (``output`` 2, (k, n): its upper triangle), k = min(m, n)."""
+    from .shape import cat
+
+    m, n = shape[-2:]
+    k = min(m, n)
+    part = grad.tril(-1) if output == 1 else grad.triu()
+    missing = (*shape[:-2], m, n - k) if output == 1 else (*shape[:-2], m - k, n)
+    if 0 in missing[-2:]:
+        return part
+    return cat([part, part.new_zeros(missing)], dim=-1 if output == 1 else -2)
+
+
+class LuUnpackBackward0(Node):
+    """(P, L, U) = lu_unpack(LU, pivots), L = tril(LU, -1) + I, U = triu(LU):  d/dLU is the gradient
+    of L on the strict lower triangle and that of U on the upper one (``_packed_grad``). One Node
+    per output (``_output``: 1 for L, 2 for U), as glasstorch's svd."""
+
+    LU_data_sym_argsize_minus_1: int
+    LU_data_sym_argsize_minus_2: int
+
+    def backward(self, grad: Tensor) -> tuple:
+        return (_packed_grad(grad, self._output, self._shape),)
+
+
+def _unpacked(LU: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(L, U) of a packed LU: L (m, k) unit lower triangular, U (k, n) upper triangular."""
+    m, n = LU.shape[-2:]
+    k = min(m, n)
+    L = np.tril(LU[..., :, :k], -1) + np.eye(m, k, dtype=LU.dtype)
+    return L, np.triu(LU[..., :k, :])
+
+
 def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> Any:
     """``(P, L, U)`` with A = P L U, from the packed factorisation."""
-    m, n = LU_data.shape[-2:]
-    k = min(m, n)
+    m = LU_data.shape[-2]
     empty = _wrap(np.empty((0,), dtype=LU_data._data.dtype))
+    L = U = empty
     if unpack_data:
-        eye = _wrap(np.eye(m, k, dtype=LU_data._data.dtype))
-        L = LU_data[..., :, :k].tril(-1) + eye
-        U = LU_data[..., :k, :].triu()
-    else:
-        L = U = empty
+        L, U = (_wrap(x) for x in _unpacked(LU_data._data))
+        if compute_requires_grad(LU_data):
+            for output, factor in ((1, L), (2, U)):
+                node = LuUnpackBackward0(LU_data)
+                node._output, node._shape = output, LU_data._data.shape
+                node.LU_data_sym_argsize_minus_1, node.LU_data_sym_argsize_minus_2 = LU_data.shape[-1], m
+                set_history(factor, node)
     P = _wrap(_permutation(LU_pivots._data, m).astype(LU_data._data.dtype)) if unpack_pivots else empty
     return return_types_lu_unpack(P, L, U)
 
 
+class LinalgLuBackward0(LinalgLuFactorExBackward0):
+    """(P, L, U) = linalg.lu(A): the gradient of L or U packed into that of LU (``_packed_grad``),
+    then lu_factor's formula. One Node per output (``_output``: 1 for L, 2 for U). (PyTorch saves
+    P, L, U; glasstorch the packed LU and pivots its formula reads.)"""
+
+    def backward(self, grad: Tensor) -> tuple:
+        return super().backward(_packed_grad(grad, self._output, self._saved_LU.shape))
+
+
 def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
-    """``(P, L, U)`` with A = P L U: ``lu_factor`` then ``lu_unpack``."""
-    return return_types_linalg_lu(*lu_unpack(*lu_factor(A, pivot=pivot)))
+    """``(P, L, U)`` with A = P L U: the LU factorisation, unpacked."""
+    (LU, pivots), infos = _lu_factor_ex(A.detach(), pivot, "torch.linalg.lu")
+    P, L, U = lu_unpack(LU, pivots)
+    if compute_requires_grad(A):
+        for output, factor in ((1, L), (2, U)):
+            node = LinalgLuBackward0(A)
+            node.LU_, node.pivots_, node._output = SavedTensor(LU), SavedTensor(pivots), output
+            set_history(factor, node)
+    return return_types_linalg_lu(P, L, U)
 
 
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:

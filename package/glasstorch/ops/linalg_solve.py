@@ -7,8 +7,8 @@ Mirrors ``aten/src/ATen/native/BatchLinearAlgebra.cpp`` and the formulas of
 ``linalg_solve_triangular_backward``). numpy's LAPACK computes the forward; each backward is
 written with tensor ops (``matmul``, ``mT``, ``tril``, and the solves themselves), so it can be
 differentiated again. The triangular solves read one triangle of A and use the general solve on
-it, so their ``grad_fn`` is ``LinalgSolveExBackward0`` where PyTorch records
-``LinalgSolveTriangularBackward0``. Real numbers only (glasstorch has no complex dtype), batches of matrices in
+it for the values, and record PyTorch's ``LinalgSolveTriangularBackward0`` /
+``TriangularSolveBackward0``. Real numbers only (glasstorch has no complex dtype), batches of matrices in
 the leading dims, as in PyTorch.
 """
 from __future__ import annotations
@@ -60,6 +60,15 @@ def _first_zero_pivot(data: np.ndarray) -> int:
     return n
 
 
+def _written_to(out: Any, result: Tensor) -> Tensor:
+    """``result``, or ``out`` resized and holding it when ``out=`` was given."""
+    if out is None:
+        return result
+    from ._arguments import write_out
+
+    return write_out(out, result)
+
+
 # --- inverse ----------------------------------------------------------------------------------------
 class LinalgInvExBackward0(Node):
     """out = A^-1:  d/dA = -out^T grad out^T."""
@@ -71,19 +80,19 @@ class LinalgInvExBackward0(Node):
         return (-(inverse_t.matmul(grad).matmul(inverse_t)),)
 
 
-def inv(A: Tensor) -> Tensor:
+def inv(A: Tensor, *, out: Any = None) -> Tensor:
     """The inverse of a square matrix (of each matrix of a batch)."""
     _check_square(A, "linalg.inv")
     try:
         values = np.linalg.inv(A._data)
     except np.linalg.LinAlgError:
         raise _singular("linalg.inv", A._data) from None
-    out = _wrap(values.astype(A._data.dtype, copy=False))
+    result = _wrap(values.astype(A._data.dtype, copy=False))
     if compute_requires_grad(A):
         node = LinalgInvExBackward0(A)
-        node.inverse_ = SavedTensor(out, is_output=True)
-        set_history(out, node)
-    return out
+        node.inverse_ = SavedTensor(result, is_output=True)
+        set_history(result, node)
+    return _written_to(out, result)
 
 
 inverse = inv
@@ -134,9 +143,7 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Any = None) -> Tensor
         node.A_, node.result_ = SavedTensor(A), SavedTensor(result, is_output=True)
         node.left, node.vector = left, vector and left
         set_history(result, node)
-    if out is not None:
-        return out.copy_(result)
-    return result
+    return _written_to(out, result)
 
 
 # --- Cholesky -----------------------------------------------------------------------------------------
@@ -195,7 +202,7 @@ def _failed_minor(data: np.ndarray) -> int:
 def cholesky(A: Tensor, *, upper: bool = False, out: Any = None) -> Tensor:
     """``linalg.cholesky``: the lower triangular L with A = L L^T (``upper``: U = L^T)."""
     result = _cholesky(A, upper, "linalg.cholesky", LinalgCholeskyExBackward0)
-    return out.copy_(result) if out is not None else result
+    return _written_to(out, result)
 
 
 def cholesky_deprecated(input: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
@@ -203,7 +210,7 @@ def cholesky_deprecated(input: Tensor, upper: bool = False, *, out: Any = None) 
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
                   "PyTorch release.", UserWarning, stacklevel=2)
     result = _cholesky(input, upper, "cholesky", CholeskyBackward0)
-    return out.copy_(result) if out is not None else result
+    return _written_to(out, result)
 
 
 # --- triangular systems --------------------------------------------------------------------------------
@@ -217,14 +224,49 @@ def _triangle(A: Tensor, upper: bool, unitriangular: bool) -> Tensor:
     return part
 
 
+def _triangular_grads(A: Tensor, X: Tensor, grad: Tensor, *, need_A: bool, upper: bool, left: bool,
+                      unitriangular: bool, transpose: bool = False) -> tuple:
+    """The gradients of X = M^-1 B (``left=False``: X = B M^-1), M = A or (``transpose``) A^T, A
+    triangular:  gB = M^-T gX (or gX M^-T),  gM = -gB X^T (or -X^T gB), and A's gradient is gM
+    (transposed back) kept to the triangle the solve read, without the diagonal if unitriangular."""
+    system_t, upper_t = (A, upper) if transpose else (A.mT, not upper)
+    grad_B = solve_triangular(system_t, grad, upper=upper_t, left=left, unitriangular=unitriangular)
+    grad_A = None
+    if need_A:
+        grad_M = -(grad_B.matmul(X.mT) if left else X.mT.matmul(grad_B))
+        grad_A = grad_M.mT if transpose else grad_M
+        grad_A = grad_A.triu(int(unitriangular)) if upper else grad_A.tril(-int(unitriangular))
+    return grad_A, grad_B
+
+
+class LinalgSolveTriangularBackward0(Node):
+    """X = A^-1 B for a triangular A (``left=False``: X = B A^-1): see ``_triangular_grads``."""
+
+    left: bool
+    result_: SavedTensor
+    self_: SavedTensor  # (A: PyTorch's name for the first argument)
+    unitriangular: bool
+    upper: bool
+
+    def backward(self, grad: Tensor) -> tuple:
+        grad_A, grad_B = _triangular_grads(self._saved_self, self._saved_result, grad, need_A=self.needs_input_grad(0),
+                                           upper=self.upper, left=self.left, unitriangular=self.unitriangular)
+        return grad_A, (grad_B if self.needs_input_grad(1) else None)
+
+
 def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
                      out: Any = None) -> Tensor:
     """X with A X = B (``left=False``: X A = B) for a triangular A (only its ``upper`` or lower
     triangle is read). The gradient reaches that triangle only, as in PyTorch."""
     if A.dim() < 2 or B.dim() < 2:
         raise RuntimeError("linalg.solve_triangular: The input tensor B must have at least 2 dimensions.")
-    result = solve(_triangle(A, upper, unitriangular), B, left=left)
-    return out.copy_(result) if out is not None else result
+    result = solve(_triangle(A.detach(), upper, unitriangular), B.detach(), left=left)  # the values, unrecorded
+    if compute_requires_grad(A, B):
+        node = LinalgSolveTriangularBackward0(A, B)
+        node.left, node.upper, node.unitriangular = left, upper, unitriangular
+        node.self_, node.result_ = SavedTensor(A), SavedTensor(result, is_output=True)
+        set_history(result, node)
+    return _written_to(out, result)
 
 
 _TriangularSolve = namedtuple("triangular_solve", ["solution", "cloned_coefficient"])
@@ -245,6 +287,33 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     """The deprecated ``torch.triangular_solve``: X with op(A) X = b, op(A) = A or A^T; also a copy of A."""
     warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangularand will be removed "
                   "in a future PyTorch release.", UserWarning, stacklevel=2)
-    coefficient = _triangle(A, upper, unitriangular)
-    system = coefficient.mT if transpose else coefficient
-    return return_types_triangular_solve(solve(system, b), A.clone())
+    system = _triangle(A.detach(), upper, unitriangular)
+    solution = solve(system.mT if transpose else system, b.detach())  # the values, unrecorded
+    coefficient = _wrap(A._data.copy())
+    if compute_requires_grad(b, A):
+        for position, out in enumerate((solution, coefficient)):
+            node = TriangularSolveBackward0(b, A)
+            node.A_, node.self_, node.solution_ = SavedTensor(A), SavedTensor(b), SavedTensor(solution, is_output=True)
+            node.upper, node.transpose, node.unitriangular, node._output = upper, transpose, unitriangular, position
+            set_history(out, node)
+    return return_types_triangular_solve(solution, coefficient)
+
+
+class TriangularSolveBackward0(Node):
+    """(X, A copy) = triangular_solve(b, A): X = op(A)^-1 b (see ``_triangular_grads``); the copy
+    of A passes its gradient to A unchanged. One Node per output (``_output``), as glasstorch's svd."""
+
+    A_: SavedTensor
+    self_: SavedTensor  # (b)
+    solution_: SavedTensor
+    transpose: bool
+    unitriangular: bool
+    upper: bool
+
+    def backward(self, grad: Tensor) -> tuple:
+        if self._output == 1:
+            return None, grad
+        grad_A, grad_b = _triangular_grads(self._saved_A, self._saved_solution, grad, need_A=self.needs_input_grad(1),
+                                           upper=self.upper, left=True, unitriangular=self.unitriangular,
+                                           transpose=self.transpose)
+        return (grad_b if self.needs_input_grad(0) else None), grad_A
