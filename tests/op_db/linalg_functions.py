@@ -20,11 +20,10 @@ from typing import Any, Callable
 import numpy as np
 from hypothesis import strategies as st
 
-from .core import ErrorInput, NoGrad, OpInfo, SampleInput, array, dim_of  # noqa: F401
+from .core import ErrorInput, OpInfo, SampleInput, array, dim_of
 
 _F = np.zeros  # float arrays in error inputs
 _SIDES = st.integers(1, 4)
-_SVD_BACKWARD = "uses svdvals, whose backward (ops/linalg.py: LinalgSvdBackward0) numpy computes: not differentiable again"
 
 
 # --- drawing matrices ---------------------------------------------------------------------------------
@@ -359,7 +358,8 @@ def _cross_samples(draw: Callable) -> SampleInput:
 
 
 def _diagonal_samples(draw: Callable) -> SampleInput:
-    shape = tuple(draw(st.lists(st.integers(1, 3), min_size=2, max_size=3)))
+    # sides >= 2: an offset diagonal is never empty (gradgradcheck's grad_output of an empty output fails)
+    shape = tuple(draw(st.lists(st.integers(2, 3), min_size=2, max_size=3)))
     kwargs = {} if draw(st.booleans()) else {"offset": draw(st.integers(-1, 1)), "dim1": 0, "dim2": -1}
     return SampleInput(array(draw, shape), kwargs=kwargs)
 
