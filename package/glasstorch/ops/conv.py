@@ -27,7 +27,7 @@ With ``create_graph=True`` the two gradient products are themselves recorded (as
 ``ConvolutionBackwardBackward0``), and *their* backwards are again convolutions and gradient
 products, so derivatives of any order work.
 
-Simplified: no transposed convolution (``ConvTranspose``), no ``output_padding``. PyTorch's CPU
+Transposed convolution (``output_padding`` included) is in conv_transpose.py. PyTorch's CPU
 convolution usually runs in oneDNN (mkldnn) kernels, not im2col; the numbers agree to float
 rounding. PyTorch recomputes the columns for grad_weight; glasstorch keeps the forward's. PyTorch's
 ``ConvolutionBackwardBackward0`` is one Node with three outputs, glasstorch records one Node per
@@ -263,8 +263,8 @@ def _input_grad_values(g: np.ndarray, w: np.ndarray, input_shape: tuple, geometr
 
 # --- the differentiable ops -------------------------------------------------------------------
 class _ConvolutionNode(Node):
-    """What both convolution Nodes save besides tensors, as PyTorch names it (glasstorch has no
-    transposed convolution: ``transposed`` is False and ``output_padding`` zeros)."""
+    """What both convolution Nodes save besides tensors, as PyTorch names it (here ``transposed``
+    is False and ``output_padding`` zeros; conv_transpose.py records the transposed one)."""
 
     stride: tuple
     padding: tuple
