@@ -50,8 +50,9 @@ def check_inplace(tensor: Tensor) -> None:
 
 def _has_internal_overlap(data: np.ndarray) -> bool:
     """Do two places of the array share a memory cell? (PyTorch's ``has_internal_overlap``: it
-    answers yes for a stride 0 over more than one place, as ``expand`` makes.)"""
-    return 0 in data.strides and any(step == 0 and n > 1 for step, n in zip(data.strides, data.shape))
+    answers yes for a stride 0 over more than one place, as ``expand`` makes. An empty array has no
+    places: numpy gives it stride 0, which is no overlap.)"""
+    return data.size > 0 and any(step == 0 and n > 1 for step, n in zip(data.strides, data.shape))
 
 
 def check_no_internal_overlap(tensor: Tensor) -> None:
