@@ -114,6 +114,11 @@ def _reshaped(draw: Callable, shape: tuple) -> tuple:
     return (draw(st.sampled_from(choices)),), {}
 
 
+def _same_bytes(draw: Callable, shape: tuple) -> tuple:
+    """A dtype to view the bytes as: int64 (twice float32's size) only where the last dim is even."""
+    return (draw(st.sampled_from(["int16", "int32"] + ["int64"] * (shape[-1] % 2 == 0))),), {}
+
+
 def _flatten_dims(draw: Callable, shape: tuple) -> tuple:
     if not shape:
         return (), {}
@@ -423,6 +428,11 @@ VIEWS = [
     # a transposed matrix cannot be viewed flat: reshape copies (UnsafeViewBackward0 after CloneBackward0)
     OpInfo("reshape", one(lambda draw, shape: ((-1,), {}), shapes=MATRICES), variant="copy",
            op=lambda lib, x, shape: x.t().reshape(shape), method=False),
+    # the same bytes read as another dtype (not differentiable): int16 halves, int64 doubles the
+    # element size of float32, so the last dim changes
+    OpInfo("view", one(_same_bytes, shapes=SMALL), variant="dtype", op=lambda lib, x, dtype: x.view(getattr(lib, dtype)),
+           method=False, supports_grad=False,
+           error_inputs=lambda: [error((2, 3), "int64", match="self.size(-1) must be divisible by 2 to view Float as Long")]),
     OpInfo("view_as", _same_size_other, op=method("view_as"), method=False,
            error_inputs=lambda: [error((2, 3), np.ones(5), match="shape '[5]' is invalid for input of size 6")]),
     OpInfo("reshape_as", _same_size_other, op=method("reshape_as"), method=False,
@@ -503,6 +513,16 @@ IN_PLACE_VIEWS = [
            op=_in_place("unsqueeze_"), method=False),
     OpInfo("transpose_", one(_two_dims), op=_in_place("transpose_"), method=False),
     OpInfo("t_", one(shapes=array_shapes(min_dims=0, max_dims=2, max_side=3)), op=_in_place("t_"), method=False),
+    OpInfo("swapaxes_", one(_two_dims), op=_in_place("swapaxes_"), method=False),
+    OpInfo("swapdims_", one(_two_dims), op=_in_place("swapdims_"), method=False),
+]
+
+# the transposing properties: x.T reverses all dims (a permute), x.mT swaps the last two
+PROPERTIES = [
+    OpInfo("T", one(), op=lambda lib, x: x.T, method=False),
+    OpInfo("mT", one(shapes=AT_LEAST_2D), op=lambda lib, x: x.mT, method=False),
+    OpInfo("H", one(shapes=MATRICES), op=lambda lib, x: x.H, method=False),
+    OpInfo("mH", one(shapes=AT_LEAST_2D), op=lambda lib, x: x.mH, method=False),
 ]
 
 JOINS = [
@@ -643,4 +663,4 @@ NOT_DIFFERENTIABLE = [
            supports_grad=False, method=False, dtypes=("float32",)),
 ]
 
-OPS = VIEWS + IN_PLACE_VIEWS + JOINS + SPLITS + COPIES + NOT_DIFFERENTIABLE
+OPS = VIEWS + IN_PLACE_VIEWS + PROPERTIES + JOINS + SPLITS + COPIES + NOT_DIFFERENTIABLE

@@ -188,7 +188,7 @@ _TENSOR_API_METHODS.update(float_power_=inplace.float_power_, bitwise_and=compar
                            bitwise_or=comparison.bitwise_or, bitwise_xor=comparison.bitwise_xor,
                            bitwise_not=comparison.bitwise_not)
 _TENSOR_API_METHODS.update({name + "_": inplace.comparison_inplace(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")})
-_TENSOR_API_METHODS.update(renorm_=_inplace_twin(shape_more.renorm))
+_TENSOR_API_METHODS.update(renorm_=_inplace_twin(shape_more.renorm), swapaxes_=shape.transpose_, swapdims_=shape.transpose_)
 _TENSOR_API_METHODS.update(addmv_=_inplace_twin(linalg_more.addmv), addr_=_inplace_twin(linalg_more.addr),
                            addbmm_=_inplace_twin(linalg_more.addbmm))
 _TENSOR_API_METHODS.update(addmm_=_inplace_twin(linalg.addmm), baddbmm_=_inplace_twin(linalg.baddbmm))

@@ -274,8 +274,8 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 
 
 def T(input: Tensor) -> Tensor:  # noqa: N802 - the property's name
-    """``tensor.T``: all dims reversed (PyTorch records it as a permute)."""
-    return permute(input, *reversed(range(input._data.ndim))) if input._data.ndim > 1 else input
+    """``tensor.T``: all dims reversed (PyTorch records it as a permute, even of a vector or a number)."""
+    return permute(input, *reversed(range(input._data.ndim)))
 
 
 def mT(input: Tensor) -> Tensor:  # noqa: N802
