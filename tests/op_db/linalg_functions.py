@@ -260,10 +260,8 @@ _DECOMPOSITIONS = [
                           "differentiable when mode='complete' and nrows > ncols.")]),
     OpInfo("qr", _spread_samples("tall"), error_inputs=lambda: [
         ErrorInput(SampleInput(_F((3,))), RuntimeError, "linalg.qr: The input tensor A must have at least 2")]),
-    OpInfo("qr", _spread_samples("any", False), variant="some_false", skips={
-        "gradcheck": "some=False on a tall matrix is mode='complete': not differentiable (PyTorch's error too)",
-        "gradgradcheck": "some=False on a tall matrix is mode='complete': not differentiable (PyTorch's error too)",
-        "vs_torch": "some=False on a tall matrix is mode='complete': PyTorch's backward raises"}),
+    # some=False is mode='complete': not differentiable for a tall matrix (PyTorch's error, entry backward_errors)
+    OpInfo("qr", _spread_samples("any", False), variant="some_false", supports_grad=False),
     OpInfo("linalg.eigh", _spread_samples("square"), op=_eigh, error_inputs=_EIGH_ERRORS, tolerances=_FLOAT32_LAPACK),
     OpInfo("linalg.eigh", _spread_samples("square", UPLO="U"), variant="upper", op=_eigh, tolerances=_FLOAT32_LAPACK),
     OpInfo("linalg.eigvalsh", _spread_samples("square"), op=lambda lib, a, **k: lib.linalg.eigvalsh(a + a.mT, **k),

@@ -250,7 +250,8 @@ def _check_uplo(UPLO: str) -> None:
 
 def eigh(A: Tensor, UPLO: str = "L", *, out: Any = None) -> Any:
     """The eigenvalues (ascending) and orthonormal eigenvectors of a symmetric matrix; only the
-    ``UPLO`` triangle is read. Each eigenvector's sign is LAPACK's (syevd), as in PyTorch."""
+    ``UPLO`` triangle is read. Simplified: each eigenvector is unique up to its sign, which numpy's
+    LAPACK (OpenBLAS) chooses; PyTorch's (MKL) chooses the other sign for about half the matrices."""
     _check_uplo(UPLO)
     _check_square(A, "linalg.eigh")
     values, vectors = np.linalg.eigh(A._data, UPLO=UPLO)
