@@ -73,14 +73,13 @@ def full(kind: str = "any", shapes: Any = SHAPES, *args: Any, **kwargs: Any) -> 
 
 
 def along(kind: str = "any", *, dims: bool = False, keepdim: bool = True, dim_key: str | None = None,
-          shapes: Any = NONEMPTY_DIMS, extra: Callable | None = None, **kwargs: Any) -> Callable:
+          shapes: Any = NONEMPTY_DIMS, **kwargs: Any) -> Callable:
     """A reduction along a drawn dim: ``op(x, dim, keepdim)`` (with ``dims``, a tuple of dims half
-    the time; ``keepdim=False``: no keepdim argument; ``dim_key``: the dim passed by that keyword).
-    ``extra(draw, shape)`` adds more keyword arguments."""
+    the time; ``keepdim=False``: no keepdim argument; ``dim_key``: the dim passed by that keyword)."""
     def samples(draw: Callable) -> SampleInput:
         shape = draw(shapes)
         dim = dims_of(draw, shape) if dims else dim_of(draw, shape)
-        more = dict(kwargs, **(extra(draw, shape) if extra else {}))
+        more = dict(kwargs)
         if dim_key:
             more[dim_key] = dim
             if keepdim:
@@ -101,12 +100,7 @@ def errors(*inputs: ErrorInput) -> Callable[[], list]:
     return lambda: list(inputs)
 
 
-def keyword(**choices: Any) -> Callable:
-    """``extra`` for :func:`along`: one drawn value per keyword (from a list)."""
-    return lambda draw, shape: {key: draw(st.sampled_from(options)) for key, options in choices.items()}
-
-
-def correction(draw: Callable, shape: tuple) -> dict:
+def correction(draw: Callable) -> dict:
     """``correction=`` (0, 1, 2) or the older ``unbiased=`` (True, False), or neither."""
     how = draw(st.sampled_from(["correction", "unbiased", "neither"]))
     if how == "correction":
@@ -119,7 +113,7 @@ def statistic(kind: str = "any", *, always_dim: bool = False) -> Callable:
     every side is at least 3, so the count exceeds the correction and the result is finite."""
     def samples(draw: Callable) -> SampleInput:
         shape = draw(st.sampled_from([(3,), (4,), (3, 4), (4, 3), (3, 3, 3)]))
-        kwargs = correction(draw, shape)
+        kwargs = correction(draw)
         if always_dim or draw(st.booleans()):
             kwargs.update(dim=dims_of(draw, shape), keepdim=draw(st.booleans()))
         return SampleInput(values(draw, shape, kind), (), kwargs)
@@ -127,10 +121,11 @@ def statistic(kind: str = "any", *, always_dim: bool = False) -> Callable:
     return samples
 
 
-def scalar_dim_tensor(name: str) -> Callable:
-    """A 0-dim tensor reduced along dim 0 or -1 (PyTorch accepts it as a 1-element dim)."""
+def zero_dim(*args: Any, **kwargs: Any) -> Callable:
+    """A 0-dim tensor reduced along dim 0 or -1 (PyTorch takes it as a dim of size 1):
+    ``op(x, dim, *args, **kwargs)``."""
     def samples(draw: Callable) -> SampleInput:
-        return SampleInput(array(draw, ()), (draw(st.sampled_from([0, -1])),))
+        return SampleInput(array(draw, ()), (draw(st.sampled_from([0, -1])), *args), dict(kwargs))
 
     return samples
 
@@ -330,16 +325,21 @@ OPS = [
            error_inputs=errors(bad_dim(2), ErrorInput(SampleInput(ERR_2x3, ((0, 0),)), RuntimeError,
                                                        "appears multiple times in the list of dims"))),
     OpInfo("sum", along(dims=True), variant="dim", supports_out=True, other_dtypes=("int64", "bool")),
+    OpInfo("sum", zero_dim(), variant="0-dim"),
     OpInfo("sum", full(), variant="dtype", op=lambda lib, x: with_dtype(lib, "sum", x), method=False),
     OpInfo("sum_to_size", sum_to_size_samples, method=True, op=lambda lib, x, *size: x.sum_to_size(*size),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (2, 2)), RuntimeError, "is not expandable to size"))),
     OpInfo("mean", full(), other_dtypes=("int64",),
            error_inputs=errors(bad_dim(-3))),
     OpInfo("mean", along(dims=True), variant="dim", supports_out=True),
-    OpInfo("mean", along(dims=True), variant="dtype", op=lambda lib, x, *a: with_dtype(lib, "mean", x, *a), method=False),
+    OpInfo("mean", zero_dim(True), variant="0-dim"),
+    OpInfo("mean", along(dims=True), variant="dtype", op=lambda lib, x, *a: with_dtype(lib, "mean", x, *a),
+           method=False),
     OpInfo("prod", full("nonzero"), other_dtypes=("int64", "bool")),
-    OpInfo("prod", along("nonzero"), variant="dim", supports_out=True, other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
-    OpInfo("prod", along("ties"), variant="zeros"),  # zeros among the factors: the product of the others
+    OpInfo("prod", along("nonzero"), variant="dim", supports_out=True, other_dtypes=("int64",),
+           error_inputs=errors(bad_dim(2))),
+    OpInfo("prod", along("ties"), variant="zeros"),
+    OpInfo("prod", zero_dim(True), variant="0-dim"),  # zeros among the factors: the product of the others
     # max, min, amax, amin, argmax, argmin, aminmax
     OpInfo("max", full("distinct"), other_dtypes=("int64", "bool"),
            error_inputs=errors(ErrorInput(SampleInput(np.ones((0, 2))), RuntimeError, "Expected reduction dim"),
@@ -349,33 +349,42 @@ OPS = [
     OpInfo("max", along("ties", keepdim=False), variant="dim-ties",  # the first of equal values (documented)
            skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("max", binary("odd", "even"), variant="binary"),  # (max(a, b): maximum)
+    OpInfo("max", zero_dim(), variant="0-dim"),
     OpInfo("min", full("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(-3))),
     OpInfo("min", full("ties"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("min", along("distinct"), variant="dim", other_dtypes=("int64",)),
     OpInfo("min", along("ties", keepdim=False), variant="dim-ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("min", binary("odd", "even"), variant="binary"),
+    OpInfo("min", zero_dim(True), variant="0-dim"),
     OpInfo("amax", along("distinct", dims=True), supports_out=True, other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2), ErrorInput(SampleInput(np.ones((0, 2)), (0,)), IndexError,
                                                       "Expected reduction dim 0 to have non-zero size"))),
     OpInfo("amax", full("distinct"), variant="all"),
     OpInfo("amax", full("ties"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),  # ties share the gradient
-    OpInfo("amin", along("distinct", dims=True), supports_out=True, other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
+    OpInfo("amin", along("distinct", dims=True), supports_out=True, other_dtypes=("int64", "bool"),
+           error_inputs=errors(bad_dim(2))),
     OpInfo("amin", full("distinct"), variant="all"),
+    OpInfo("amax", zero_dim(True), variant="0-dim"),
     OpInfo("amin", along("ties", dims=True), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("argmax", full("ties"), supports_grad=False, other_dtypes=("int64",)),  # the first of ties (documented)
-    OpInfo("argmax", along("ties"), variant="dim", supports_grad=False, supports_out=True, error_inputs=errors(bad_dim(2))),
+    OpInfo("argmax", along("ties"), variant="dim", supports_grad=False, supports_out=True,
+           error_inputs=errors(bad_dim(2))),
+    OpInfo("argmax", zero_dim(True), variant="0-dim", supports_grad=False),
     OpInfo("argmin", full("ties"), supports_grad=False, other_dtypes=("int64",)),
-    OpInfo("argmin", along("ties"), variant="dim", supports_grad=False, supports_out=True, error_inputs=errors(bad_dim(-3))),
+    OpInfo("argmin", along("ties"), variant="dim", supports_grad=False, supports_out=True,
+           error_inputs=errors(bad_dim(-3))),
     OpInfo("aminmax", full("distinct"), other_dtypes=("int64",)),
     OpInfo("aminmax", along("ties", keepdim=True, dim_key="dim"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("aminmax", along("distinct", dim_key="dim"), variant="dim",
            error_inputs=errors(bad_dim(dim=2))),
     # all, any, count_nonzero
     OpInfo("all", full("zeros"), supports_grad=False, other_dtypes=("int64", "bool")),
-    OpInfo("all", along("zeros", dims=True), variant="dim", supports_grad=False, supports_out=True, other_dtypes=("bool",),
+    OpInfo("all", along("zeros", dims=True), variant="dim", supports_grad=False, supports_out=True,
+           other_dtypes=("bool",),
            error_inputs=errors(bad_dim(2))),
     OpInfo("any", full("zeros"), supports_grad=False, other_dtypes=("int64", "bool")),
-    OpInfo("any", along("zeros", dims=True), variant="dim", supports_grad=False, supports_out=True, other_dtypes=("bool",),
+    OpInfo("any", along("zeros", dims=True), variant="dim", supports_grad=False, supports_out=True,
+           other_dtypes=("bool",),
            error_inputs=errors(bad_dim(-3))),
     OpInfo("count_nonzero", full("zeros"), supports_grad=False, other_dtypes=("int64", "bool")),
     OpInfo("count_nonzero", along("zeros", dims=True, keepdim=False), variant="dim", supports_grad=False,
@@ -384,6 +393,8 @@ OPS = [
     OpInfo("var", statistic(), error_inputs=errors(bad_dim(2))),
     OpInfo("var", statistic(always_dim=True), variant="dim", supports_out=True),  # (out= needs a dim in PyTorch)
     OpInfo("std", statistic("distinct"), error_inputs=errors(bad_dim(2))),
+    OpInfo("var", zero_dim(), variant="0-dim", skips={"gradcheck": "the variance of one element is nan (0 / 0)",
+                                                      "gradgradcheck": "nan, as gradcheck"}),
     OpInfo("std", statistic("distinct", always_dim=True), variant="dim", supports_out=True),
     OpInfo("var_mean", statistic(), method=False, other_dtypes=("int64",)),
     OpInfo("std_mean", statistic("distinct"), method=False),
@@ -392,6 +403,7 @@ OPS = [
     OpInfo("dist", dist_samples, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (np.ones((2, 2)),)), RuntimeError,
                                           "must match the size of tensor b"))),
+    OpInfo("logsumexp", zero_dim(), variant="0-dim"),
     OpInfo("logsumexp", along(dims=True), supports_out=True, other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
     OpInfo("softmax", softmax_samples, supports_out=True, error_inputs=errors(bad_dim(2))),
     OpInfo("softmax", softmax_samples, variant="dtype", op=lambda lib, x, d: lib.softmax(x, d, dtype=lib.float64),
@@ -413,12 +425,16 @@ OPS = [
     # order statistics
     OpInfo("median", full("distinct"), other_dtypes=("int64",)),
     OpInfo("median", along("distinct"), variant="dim", error_inputs=errors(bad_dim(2))),
+    OpInfo("median", zero_dim(), variant="0-dim"),
     OpInfo("nanmedian", full("nan", NAN_SHAPES)),
     OpInfo("nanmedian", along("nan", shapes=NAN_SHAPES), variant="dim", error_inputs=errors(bad_dim(-3))),
     OpInfo("kthvalue", kthvalue_samples,  # (no int64: rounded values tie, and which index wins is not documented)
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (4, 1)), RuntimeError,
                                           "selected number k out of range"), bad_dim(1, 2))),
-    OpInfo("mode", mode_samples, skips=NOT_DIFFERENTIABLE_AT_TIES, other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
+    OpInfo("kthvalue", zero_dim(), variant="0-dim", op=lambda lib, x, dim: lib.kthvalue(x, 1, dim), method=False),
+    OpInfo("mode", zero_dim(), variant="0-dim"),
+    OpInfo("mode", mode_samples, skips=NOT_DIFFERENTIABLE_AT_TIES, other_dtypes=("int64", "bool"),
+           error_inputs=errors(bad_dim(2))),
     OpInfo("quantile", quantile_samples(), supports_out=True,
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (1.5,)), RuntimeError, "q must be in the range [0, 1]"),
                                ErrorInput(SampleInput(np.ones((2, 3), dtype=np.int64), (0.5,)), RuntimeError,
@@ -427,7 +443,8 @@ OPS = [
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (-0.5,)), RuntimeError, "q must be in the range"))),
     # sums and means that skip NaN
     OpInfo("nansum", full("nan", NAN_SHAPES), other_dtypes=("int64",)),
-    OpInfo("nansum", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", supports_out=True, error_inputs=errors(bad_dim(2))),
+    OpInfo("nansum", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", supports_out=True,
+           error_inputs=errors(bad_dim(2))),
     OpInfo("nanmean", full("nan", NAN_SHAPES), other_dtypes=("int64",)),
     OpInfo("nanmean", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", supports_out=True),
     # differences and statistics of rows
@@ -450,12 +467,13 @@ OPS = [
     OpInfo("sort", along("ties", keepdim=False, dim_key="dim", stable=True), variant="stable",  # equal values keep
            skips=NOT_DIFFERENTIABLE_AT_TIES),                                                   # their order
 
-    OpInfo("sort", scalar_dim_tensor("sort"), variant="0-dim"),
+    OpInfo("sort", zero_dim(), variant="0-dim"),
     OpInfo("argsort", along("distinct", keepdim=False), supports_grad=False, other_dtypes=("int64",),
            error_inputs=errors(bad_dim(-3))),
     OpInfo("argsort", along("ties", keepdim=False, dim_key="dim", stable=True, descending=True), variant="stable",
            supports_grad=False),
     OpInfo("msort", full("distinct", NONEMPTY_DIMS), other_dtypes=("int64",)),
+    OpInfo("topk", zero_dim(), variant="0-dim", op=lambda lib, x, dim: lib.topk(x, 1, dim), method=False),
     OpInfo("topk", topk_samples, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (4,)), RuntimeError, "selected index k out of range"))),
     OpInfo("unique", unique_samples, supports_grad=False, other_dtypes=("int64", "bool")),

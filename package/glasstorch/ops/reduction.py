@@ -36,8 +36,15 @@ def _restore_dims(grad: Tensor, dims: tuple, keepdim: bool) -> Tensor:
     return grad.reshape(shape)
 
 
+def _reduced(dim: Any, ndim: int) -> tuple:
+    """The dims a reduction over ``dim`` removes (``normalize_dims``). A 0-dim tensor has none,
+    though PyTorch accepts dim 0 or -1 for it (as if it had one dim of size 1)."""
+    dims = normalize_dims(dim, ndim)
+    return dims if ndim else ()
+
+
 def _reduce_args(input: Tensor, dim: Any) -> tuple:
-    return normalize_dims(dim, input._data.ndim), dim is None
+    return _reduced(dim, input._data.ndim), dim is None
 
 
 def _as_given(dim: Any) -> tuple:
@@ -62,7 +69,7 @@ class SumBackward1(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad: Tensor) -> tuple:
-        dims = normalize_dims(self.dim, len(self.self_sym_sizes))
+        dims = _reduced(self.dim, len(self.self_sym_sizes))
         return (_restore_dims(grad, dims, self.keepdim).expand(self.self_sym_sizes),)
 
 
@@ -131,7 +138,7 @@ class MeanBackward1(Node):
     self_sym_sizes: tuple
 
     def backward(self, grad: Tensor) -> tuple:
-        dims = normalize_dims(self.dim, len(self.self_sym_sizes))
+        dims = _reduced(self.dim, len(self.self_sym_sizes))
         count = math.prod(self.self_sym_sizes[d] for d in dims)  # the size of each averaged slice
         return (_restore_dims(grad, dims, self.keepdim).expand(self.self_sym_sizes) / count,)
 
@@ -221,7 +228,7 @@ class AmaxBackward0(_EvenlyDistributed):
     keepdim: bool
 
     def _reduced_dims(self) -> tuple:
-        return normalize_dims(self.dim or None, self.self_.data.ndim)  # dim=(): every dim
+        return _reduced(self.dim or None, self.self_.data.ndim)  # dim=(): every dim
 
     def _kept(self) -> bool:
         return self.keepdim
@@ -276,14 +283,16 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
             node.self_, node.result_ = SavedTensor(input), SavedTensor(out, is_output=True)
             set_history(out, node)
         return out
-    (axis,) = normalize_dims(dim, data.ndim)
-    indices = np.asarray(data.argmax(axis=axis) if largest else data.argmin(axis=axis))
-    values = np.take_along_axis(data, np.expand_dims(indices, axis), axis=axis)
+    (axis,) = normalize_dims(dim, data.ndim) if data.ndim else (0,)
+    rows = data.reshape(data.shape or (1,))  # (a 0-dim tensor as one row of one element)
+    indices = np.asarray(rows.argmax(axis=axis) if largest else rows.argmin(axis=axis))
+    values = np.take_along_axis(rows, np.expand_dims(indices, axis), axis=axis)
     if not keepdim:
         values = np.squeeze(values, axis=axis)
     else:
         indices = np.expand_dims(indices, axis)
-    out, indices = _wrap(values), _wrap(indices.astype(np.int64))
+    shape = values.shape if data.ndim else ()
+    out, indices = _wrap(values.reshape(shape)), _wrap(indices.astype(np.int64).reshape(shape))
     if compute_requires_grad(input):
         node = (MaxBackward0 if largest else MinBackward0)(input)
         node.dim, node.keepdim, node.self_sym_sizes = int(dim), keepdim, data.shape
@@ -303,7 +312,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: 
 
 def _amax_amin(input: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
     ndim = input._data.ndim
-    dims = tuple(range(ndim)) if dim is None or dim == () else normalize_dims(dim, ndim)
+    dims = tuple(range(ndim)) if dim is None or dim == () else _reduced(dim, ndim)
     name = "amax" if largest else "amin"
     if input._data.size == 0 and (dim is None or dim == ()):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
@@ -333,6 +342,9 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return _wrap(np.asarray(input._data.argmax(), dtype=np.int64))
+    if input._data.ndim == 0:
+        _reduced(dim, 0)  # (checks the dim)
+        return _wrap(np.zeros((), dtype=np.int64))
     (axis,) = normalize_dims(dim, input._data.ndim)
     return _wrap(np.asarray(input._data.argmax(axis=axis, keepdims=keepdim), dtype=np.int64))
 
@@ -340,6 +352,9 @@ def argmax(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
 def argmin(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return _wrap(np.asarray(input._data.argmin(), dtype=np.int64))
+    if input._data.ndim == 0:
+        _reduced(dim, 0)  # (checks the dim)
+        return _wrap(np.zeros((), dtype=np.int64))
     (axis,) = normalize_dims(dim, input._data.ndim)
     return _wrap(np.asarray(input._data.argmin(axis=axis, keepdims=keepdim), dtype=np.int64))
 
@@ -355,7 +370,7 @@ class VarBackward0(Node):
 
     def backward(self, grad: Tensor) -> tuple:
         self_ = self._saved_self
-        dims = normalize_dims(self.dim, self_._data.ndim)
+        dims = _reduced(self.dim, self_._data.ndim)
         count = math.prod(self_._data.shape[d] for d in dims)
         centred = self_ - self_.mean(dims, keepdim=True)
         degrees = builtins.max(0, count - (1 if self.correction is None else self.correction))
@@ -372,7 +387,7 @@ def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
         correction = 0 if unbiased is False else 1
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims = normalize_dims(dim, input._data.ndim)
+    dims = _reduced(dim, input._data.ndim)
     count = int(np.prod([input._data.shape[d] for d in dims], dtype=np.int64))
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.var(input._data, axis=dims, ddof=correction, keepdims=keepdim) if count > correction else \
@@ -473,12 +488,12 @@ def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
 
 
 def all(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    axis = None if dim is None else normalize_dims(dim, input._data.ndim)
+    axis = None if dim is None else _reduced(dim, input._data.ndim)
     return _wrap(np.asarray(np.all(input._data, axis=axis, keepdims=keepdim)))
 
 
 def any(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:  # noqa: A001
-    axis = None if dim is None else normalize_dims(dim, input._data.ndim)
+    axis = None if dim is None else _reduced(dim, input._data.ndim)
     return _wrap(np.asarray(np.any(input._data, axis=axis, keepdims=keepdim)))
 
 
@@ -502,7 +517,7 @@ class LinalgVectorNormBackward0(Node):
 
     def backward(self, grad: Tensor) -> tuple:
         self_, result, p = self._saved_self, self._saved_result, self.ord
-        dims = normalize_dims(self.dim, self_._data.ndim)
+        dims = _reduced(self.dim, self_._data.ndim)
         grad, norm = _restore_dims(grad, dims, self.keepdim), _restore_dims(result, dims, self.keepdim)
         if p == 0:
             return (self_ * 0,)
@@ -529,7 +544,7 @@ def norm(input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, 
         raise NotImplementedError(f"glasstorch's norm supports vector norms only, not p={p!r} (use 'fro' or a number)")
     _float_input(input, "linalg.vector_norm")
     data = input._data if dtype is None else input._data.astype(dtypes.canonical(dtype).numpy_dtype)
-    dims = normalize_dims(dim, data.ndim)
+    dims = _reduced(dim, data.ndim)
     absolute = np.abs(data)
     if p == 0:
         values = (absolute != 0).sum(axis=dims, keepdims=keepdim).astype(data.dtype)
@@ -572,7 +587,7 @@ def _std_backward(node: Node, grad: Tensor, result: Tensor) -> Tensor:
     """The gradient of std (saved ``result``) for a Node that saves std's state (StdBackward0,
     StdMeanBackward0)."""
     self_ = node._saved_self
-    dims = normalize_dims(node.dim, self_._data.ndim)
+    dims = _reduced(node.dim, self_._data.ndim)
     count = math.prod(self_._data.shape[d] for d in dims)
     degrees = builtins.max(0, count - (1 if node.correction is None else node.correction))
     centred = self_ - self_.mean(dims, keepdim=True)
@@ -615,7 +630,7 @@ class LogsumexpBackward0(Node):
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
     """log(sum(exp(input))) over ``dim``, computed without overflow (the max is taken out first)."""
     data = input._data if input.dtype.is_floating_point else input._data.astype(dtypes.get_default_dtype().numpy_dtype)
-    dims = normalize_dims(dim, data.ndim) if dim != () else tuple(range(data.ndim))
+    dims = _reduced(dim, data.ndim) if dim != () else tuple(range(data.ndim))
     if data.size:
         peak = data.max(axis=dims, keepdims=True)
         peak = np.where(np.isfinite(peak), peak, 0)  # all -inf (or an inf) must not give nan
@@ -750,6 +765,8 @@ class ProdBackward1(Node):
         self_ = self._saved_self
         if self_._data.size == 0:
             return (self_ * 0,)
+        if self_._data.ndim == 0:  # the product of one number is that number
+            return (grad,)
         return (_restore_dims(grad, (self.dim,), self.keepdim) * _product_of_others(self_, self.dim),)
 
 
@@ -794,7 +811,7 @@ class VarMeanBackward0(_PairOutputNode):
         self_ = self._saved_self
         if self._output_nr == 0:
             return VarBackward0.backward(self, grad)
-        return (_mean_backward(grad, normalize_dims(self.dim, self_._data.ndim), self.keepdim, self_._data.shape),)
+        return (_mean_backward(grad, _reduced(self.dim, self_._data.ndim), self.keepdim, self_._data.shape),)
 
 
 class StdMeanBackward0(_PairOutputNode):
@@ -811,7 +828,7 @@ class StdMeanBackward0(_PairOutputNode):
         self_ = self._saved_self
         if self._output_nr == 0:
             return (_std_backward(self, grad, self._saved_result0),)
-        return (_mean_backward(grad, normalize_dims(self.dim, self_._data.ndim), self.keepdim, self_._data.shape),)
+        return (_mean_backward(grad, _reduced(self.dim, self_._data.ndim), self.keepdim, self_._data.shape),)
 
 
 def _mean_backward(grad: Tensor, dims: tuple, keepdim: bool, sizes: tuple) -> Tensor:
