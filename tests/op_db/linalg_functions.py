@@ -276,7 +276,9 @@ _DECOMPOSITIONS = [
            op=lambda lib, a: lib.linalg.matrix_rank(a @ a.mT, hermitian=True)),
     OpInfo("linalg.lstsq", _lstsq_samples("matrix"), error_inputs=lambda: [
         ErrorInput(SampleInput(_F((3, 3)), (_F((2, 2)),)), RuntimeError, "input.size(-2) should match other.size(-2)"),
-        ErrorInput(SampleInput(_F((3,)), (_F((3, 2)),)), RuntimeError, "input must have at least 2 dimensions")]),
+        ErrorInput(SampleInput(_F((3,)), (_F((3, 2)),)), RuntimeError, "input must have at least 2 dimensions"),
+        ErrorInput(SampleInput(_F((2, 2)), (_F((2, 1)),), {"driver": "x"}), RuntimeError,
+                   "parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")]),
     OpInfo("linalg.lstsq", _lstsq_samples("vector"), variant="vector"),
     OpInfo("linalg.tensorinv", _tensorinv_samples, supports_out=True,
            grad_fn_difference=("ViewBackward0", "ReshapeAliasBackward0"), error_inputs=lambda: [
@@ -340,6 +342,8 @@ def _cholesky_solve_samples(upper: bool) -> Callable:
 
 
 def _triangle(lib: Any, factor: Any, upper: bool) -> Any:
+    if factor.dim() < 2:  # an error input: the op's own check must see it
+        return factor
     return factor.triu() if upper else factor.tril()
 
 
@@ -406,7 +410,10 @@ _FUNCTIONS = [
            error_inputs=lambda: [
                ErrorInput(SampleInput(_F((2, 3)), (_F((2, 3)),)), RuntimeError, "1D tensors expected, but got 2D and 2D"),
                ErrorInput(SampleInput(_F((3,)), (_F((2,)),)), RuntimeError, "inconsistent tensor size")]),
-    OpInfo("cholesky_solve", _cholesky_solve_samples(False), supports_out=True,
+    OpInfo("cholesky_solve", _cholesky_solve_samples(False), supports_out=True, error_inputs=lambda: [
+        ErrorInput(SampleInput(_F((3,)), (_F((3, 3)), False)), RuntimeError, "b should have at least 2 dimensions"),
+        ErrorInput(SampleInput(_F((2, 1)), (_F((3, 3)), False)), RuntimeError,
+                   "Incompatible matrix sizes for cholesky_solve: each A matrix is 3 by 3 but each b matrix is 2 by 1")],
            op=lambda lib, b, factor, upper, **k: lib.cholesky_solve(b, _triangle(lib, factor, upper), upper, **k),
            skips={"method": "the entry's op zeroes the factor's other triangle"}),
     OpInfo("cholesky_solve", _cholesky_solve_samples(True), variant="upper",
@@ -414,7 +421,9 @@ _FUNCTIONS = [
            skips={"method": "the entry's op zeroes the factor's other triangle"}),
     OpInfo("cholesky_inverse", lambda draw: SampleInput(_conditioned(draw, draw(st.integers(1, 3))),
                                                        kwargs={"upper": draw(st.booleans())}),
-           op=lambda lib, factor, upper: lib.cholesky_inverse(_triangle(lib, factor, upper), upper),
+           op=lambda lib, factor, upper=False: lib.cholesky_inverse(_triangle(lib, factor, upper), upper),
+           error_inputs=lambda: [ErrorInput(SampleInput(_F((3,))), RuntimeError,
+                                            "cholesky_inverse: The input tensor A must have at least 2 dimensions")],
            skips={"method": "the entry's op zeroes the factor's other triangle"}),
     OpInfo("linalg.cross", _cross_samples, variant="default_dim", error_inputs=lambda: [
         ErrorInput(SampleInput(_F((3, 2)), (_F((3, 2)),)), RuntimeError, "linalg.cross: inputs dimension -1 must have length 3"),

@@ -155,7 +155,7 @@ def _qr_grad(Q: Tensor, R: Tensor, gQ: Tensor | None, gR: Tensor | None) -> Tens
         return _qr_square_grad(Q, R, gQ, gR)
     U, V = R.narrow(-1, 0, m), R.narrow(-1, m, n - m)
     if gR is None:
-        return _cat_columns(_qr_square_grad(Q, U, gQ, None), Q.matmul(V) * 0)
+        return _cat_columns(_qr_square_grad(Q, U, gQ, None), V.new_zeros(tuple(V.shape)))
     gU, gV = gR.narrow(-1, 0, m), gR.narrow(-1, m, n - m)
     Y = Q.matmul(V)
     gQ_X = Y.matmul(gV.mT) + (gQ if gQ is not None else 0)
@@ -386,7 +386,11 @@ class LinalgLstsqBackward0(Node):
 def lstsq(A: Tensor, B: Tensor, rcond: Any = None, *, driver: str | None = None) -> Any:
     """The X minimising ||A X - B|| (of least norm when A is rank-deficient): (solution,
     residuals, rank, singular_values) as PyTorch's CPU default driver 'gelsy' returns them: the
-    residuals and singular values empty, the rank (int64) per matrix. B may be a vector."""
+    residuals and singular values empty, the rank (int64) per matrix. B may be a vector.
+    Simplified: every ``driver`` gives gelsy's outputs (PyTorch's gelsd and gelss also return the
+    singular values and, for a tall full-rank A, the residuals)."""
+    if driver not in (None, "gels", "gelsy", "gelsd", "gelss"):
+        raise RuntimeError("torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
     if A.dim() < 2:
         raise RuntimeError("torch.linalg.lstsq: input must have at least 2 dimensions.")
     vector = B.dim() == A.dim() - 1

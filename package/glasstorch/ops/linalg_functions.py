@@ -245,6 +245,9 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False, *, out: Any = None
         raise RuntimeError(f"b should have at least 2 dimensions, but has {B.dim()} dimensions instead"
                            if B.dim() < 2 else
                            f"u should have at least 2 dimensions, but has {L.dim()} dimensions instead")
+    if B.shape[-2] != L.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-2]} by "
+                           f"{L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
     result = _wrap(np.linalg.solve(_gram(L, upper), B._data).astype(B._data.dtype))
     if compute_requires_grad(B, L):
         node = CholeskySolveBackward0(B, L)
@@ -270,7 +273,7 @@ class CholeskyInverseBackward0(Node):
 def cholesky_inverse(L: Tensor, upper: bool = False, *, out: Any = None) -> Tensor:
     """(L L^T)^-1 (``upper``: (U^T U)^-1) from a Cholesky factor."""
     if L.dim() < 2:
-        raise RuntimeError(f"cholesky_inverse: The input tensor input must have at least 2 dimensions.")
+        raise RuntimeError("cholesky_inverse: The input tensor A must have at least 2 dimensions.")
     result = _wrap(np.linalg.inv(_gram(L, upper)).astype(L._data.dtype))
     if compute_requires_grad(L):
         node = CholeskyInverseBackward0(L)
