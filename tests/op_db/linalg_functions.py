@@ -269,9 +269,11 @@ _DECOMPOSITIONS = [
     OpInfo("linalg.pinv", _spread_samples("any"), supports_out=True, error_inputs=_PINV_ERRORS),
     OpInfo("linalg.pinv", _spread_samples("square", hermitian=True), variant="hermitian",
            op=lambda lib, a, **k: lib.linalg.pinv(a + a.mT, **k)),
+    OpInfo("linalg.pinv", _spread_samples("any", rtol=0.05), variant="rtol"),  # singular values >= 1: all kept
     OpInfo("pinverse", _spread_samples("any"), error_inputs=_PINV_ERRORS),
     OpInfo("linalg.matrix_rank", _rank_samples, supports_grad=False, supports_out=True, error_inputs=lambda: [
         ErrorInput(SampleInput(_F((3,))), RuntimeError, "The input tensor input must have at least 2 dimensions")]),
+    OpInfo("linalg.matrix_rank", _spread_samples("any", atol=2.5, rtol=0.1), variant="tolerances", supports_grad=False),
     OpInfo("linalg.matrix_rank", _rank_samples, variant="hermitian", supports_grad=False,
            op=lambda lib, a: lib.linalg.matrix_rank(a @ a.mT, hermitian=True)),
     OpInfo("linalg.lstsq", _lstsq_samples("matrix"), error_inputs=lambda: [
