@@ -96,6 +96,10 @@ _BATCHED = ("MatmulBackward0", "UnsafeViewBackward0")  # ops/linalg.py's docstri
 PRODUCTS = [
     OpInfo("mm", _product_samples(lambda n, k, m: (n, k), lambda n, k, m: (k, m)), supports_out=True,
            error_inputs=_MM_ERRORS),
+    OpInfo("mm", _product_samples(lambda n, k, m: (k, n), lambda n, k, m: (k, m)), variant="transposed",
+           op=lambda lib, a, b: a.t().mm(b), method=False),  # (a column-major first operand: mm's strides path)
+    OpInfo("matmul", lambda draw: SampleInput(NoGrad(array(draw, (2, 4, 3))), (array(draw, (3, 2)),)),
+           variant="constant_left", grad_fn_difference=_BATCHED),
     OpInfo("mv", _product_samples(lambda n, k, m: (n, k), lambda n, k, m: (k,)), supports_out=True,
            error_inputs=lambda: [ErrorInput(SampleInput(_F((2, 3)), (_F((2,)),)), RuntimeError, "size mismatch")]),
     OpInfo("dot", _product_samples(lambda n, k, m: (k,), lambda n, k, m: (k,)), supports_out=True,
@@ -215,6 +219,7 @@ _NOT_SQUARE = lambda name: lambda: [  # noqa: E731
 ]
 
 _SVD_SKIPS = {"gradgradcheck": _NUMPY_BACKWARD}
+_SVD_FLOAT32 = {"float32": (1e-4, 1e-4)}  # (singular vectors' gradients divide by S_i^2 - S_j^2: float32 rounding grows)
 
 MATRIX_FUNCTIONS = [
     OpInfo("cross", _cross_samples(True), supports_out=True, error_inputs=lambda: [
@@ -227,10 +232,11 @@ MATRIX_FUNCTIONS = [
     OpInfo("logdet", _square_samples(lambda draw, n, batch: array(draw, (*batch, n, n))),
            op=lambda lib, a: lib.logdet(_spd(lib, a)), skips={"gradgradcheck": _NUMPY_BACKWARD,
                                                               "method": "the sample's matrix is A A^T + nI, made in op"}),
-    OpInfo("svd", _any_matrix_samples, op=_svd_parts, method=False, skips=_SVD_SKIPS),
+    OpInfo("svd", _any_matrix_samples, op=_svd_parts, method=False, skips=_SVD_SKIPS,
+           tolerances=_SVD_FLOAT32),
     OpInfo("svd", _any_matrix_samples, variant="some_false", op=lambda lib, a: _svd_parts(lib, a, some=False)[:1],
            method=False, skips=_SVD_SKIPS),
-    OpInfo("linalg.svd", _any_matrix_samples, op=_linalg_svd_parts, skips=_SVD_SKIPS),
+    OpInfo("linalg.svd", _any_matrix_samples, op=_linalg_svd_parts, skips=_SVD_SKIPS, tolerances=_SVD_FLOAT32),
     OpInfo("linalg.svdvals", _any_matrix_samples, skips=_SVD_SKIPS),
     *[OpInfo("cdist", _cdist_samples(p), variant=f"p{p}", method=False,
              error_inputs=lambda: [ErrorInput(SampleInput(_F((2, 3)), (_F((2, 2)),)), RuntimeError,

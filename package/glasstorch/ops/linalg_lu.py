@@ -202,8 +202,10 @@ class LinalgLuBackward0(LinalgLuFactorExBackward0):
 
 def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
     """``(P, L, U)`` with A = P L U: the LU factorisation, unpacked."""
-    (LU, pivots), infos = _lu_factor_ex(A.detach(), pivot, "torch.linalg.lu")
-    P, L, U = lu_unpack(LU, pivots)
+    # LU keeps its own history (lu_factor's Node): differentiating the saved LU gives the second derivative
+    (LU, pivots), _ = _lu_factor_ex(A, pivot, "torch.linalg.lu")
+    P = _wrap(_permutation(pivots._data, LU.shape[-2]).astype(LU._data.dtype))
+    L, U = (_wrap(x) for x in _unpacked(LU._data))
     if compute_requires_grad(A):
         for output, factor in ((1, L), (2, U)):
             node = LinalgLuBackward0(A)
