@@ -42,9 +42,10 @@ def _check_floating(kernel: str, *operands: Any) -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type(dtype)}'")
 
 
-def _check_not_bool(name: str, *operands: Any) -> None:
+def _check_not_bool(kernel: str, *operands: Any) -> None:
+    """PyTorch has no bool kernel for some arithmetic (addcmul, fmod): its message."""
     if result_type(*operands) is dtypes.bool:
-        raise RuntimeError(f"\"{name}\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 # --- how the ops of this file join the graph ----------------------------------------------------
@@ -112,6 +113,7 @@ class AddcmulBackward0(Node):
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """input + value * tensor1 * tensor2, in one step (one rounding per product, as PyTorch)."""
+    _check_not_bool("addcmul_cpu_out", input, tensor1, tensor2)
     out = _wrap(_values(lambda x, a, b: x + value * a * b, input, tensor1, tensor2, floating=False))
     return _record(out, AddcmulBackward0, (input, tensor1, tensor2), tensor1_=tensor1, tensor2_=tensor2, value=value)
 
@@ -315,7 +317,8 @@ class RemainderBackward1(FmodBackward1):
     _rounding = "floor"
 
 
-def _fmod_or_remainder(input: Any, other: Any, function: Any, nodes: tuple) -> Tensor:
+def _fmod_or_remainder(input: Any, other: Any, function: Any, nodes: tuple, kernel: str) -> Tensor:
+    _check_not_bool(kernel, input, other)
     x, y = promoted_values(input, other)
     if np.asarray(x).dtype.kind in "iub" and np.asarray(y).dtype.kind in "iub" and np.any(np.asarray(y) == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -349,12 +352,12 @@ def _composed_remainder(number: Any, other: Tensor) -> Tensor:
 
 def fmod(input: Tensor, other: Any) -> Tensor:
     """input - trunc(input / other) * other: the remainder with the sign of ``input`` (C's fmod)."""
-    return _fmod_or_remainder(input, other, np.fmod, (FmodBackward0, FmodBackward1))
+    return _fmod_or_remainder(input, other, np.fmod, (FmodBackward0, FmodBackward1), "fmod_cpu")
 
 
 def remainder(input: Any, other: Any) -> Tensor:
     """input - floor(input / other) * other: the remainder with the sign of ``other`` (Python's %)."""
-    return _fmod_or_remainder(input, other, _remainder_values, (RemainderBackward0, RemainderBackward1))
+    return _fmod_or_remainder(input, other, _remainder_values, (RemainderBackward0, RemainderBackward1), "remainder_cpu")
 
 
 def floor_divide(input: Tensor, other: Any) -> Tensor:
