@@ -45,7 +45,11 @@ def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
 
 
 def _axis(input: Tensor, dim: int) -> int:
-    ndim = max(input.dim(), 1)
+    """``dim`` of ``input`` as a non-negative dim (a 0-dim tensor has one pretend dim)."""
+    return _axis_of(dim, max(input.dim(), 1))
+
+
+def _axis_of(dim: int, ndim: int) -> int:
     if not -ndim <= dim < ndim:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
     return dim % ndim
@@ -172,12 +176,6 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return _record(out, DiagEmbedBackward0, (input,), dim1=dim1, dim2=dim2, offset=offset)
 
 
-def _axis_of(dim: int, ndim: int) -> int:
-    if not -ndim <= dim < ndim:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
-    return dim % ndim
-
-
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name
     """``diag`` of a matrix: ``diagonal_copy``, a copy of the diagonal (not a view); same backward."""
 
@@ -213,7 +211,9 @@ def trace(input: Tensor) -> Tensor:
     if input.dim() != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.dim()}")
     data = input._data
-    if data.dtype.kind in "biu":  # as sum: integers and bools add up as int64
+    if data.dtype == np.bool_:
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+    if data.dtype.kind in "iu":  # as sum: integers add up as int64
         data = data.astype(np.int64)
     return _record(_wrap(np.asarray(np.trace(data), dtype=data.dtype)), TraceBackward0, (input,),
                    self_sym_sizes=input._data.shape)
@@ -350,17 +350,17 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of the flattened input at ``index`` (shaped as ``index``)."""
     if index.dtype is not dtypes.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.legacy_name[:-len('Tensor')]}")
-    flat_index = index.reshape(-1)
     size = input.numel()
-    bad = (flat_index._data >= size) | (flat_index._data < -size)
+    bad = (index._data >= size) | (index._data < -size)
     if bad.any():
-        raise IndexError(f"out of range: tried to access index {int(flat_index._data[bad][0])} on a tensor of {size} elements.")
-    wrapped = np.where(index._data < 0, index._data + size, index._data).astype(np.int64)
-    out = _record(_wrap(input._data.reshape(-1)[wrapped]), TakeBackward0, (input,), index_=SavedTensor(index),
-                  self_=SavedTensor(input))
-    if out.grad_fn is not None:
-        out.grad_fn._self_shape = input._data.shape
-    return out
+        raise IndexError(f"out of range: tried to access index {int(index._data[bad][0])} on a tensor of {size} elements.")
+    out = _wrap(input._data.reshape(-1)[_wrapped(index._data, size)])
+    return _record(out, TakeBackward0, (input,), index_=SavedTensor(index), self_=SavedTensor(input))
+
+
+def _wrapped(index: np.ndarray, size: int) -> np.ndarray:
+    """Negative indices counted from the end."""
+    return np.where(index < 0, index + size, index)
 
 
 class TakeBackward0(Node):
@@ -372,10 +372,10 @@ class TakeBackward0(Node):
     def backward(self, grad: Tensor) -> tuple:
         from .indexing import _put_back
 
-        shape, size = self._self_shape, int(np.prod(self._self_shape))
-        index = self._saved_index._data.reshape(-1)
-        flat = _put_back(grad.reshape(-1), (size,), (np.where(index < 0, index + size, index),), "IndexBackward0")
-        return (flat.reshape(shape),)
+        self_, index = self._saved_self, self._saved_index._data.reshape(-1)
+        size = self_.numel()
+        flat = _put_back(grad.reshape(-1), (size,), (_wrapped(index, size),), "IndexBackward0")
+        return (flat.reshape(self_.shape),)
 
 
 # --- buckets and counts (Bucketization.cpp, SummaryOps.cpp) ------------------------------------------------------
