@@ -189,7 +189,7 @@ NO_DERIVATIVE = ("PyTorch has no derivative for it: the in-place check, which ru
                  "fails in PyTorch (derivative for aten::..._ is not implemented)")
 
 UNARY_OPS = [
-    _unary_entry("abs", "nonzero", dtypes_other=("int64",), error_inputs=_refused(BOOLS, match="not implemented for 'Bool'")),
+    _unary_entry("abs", "nonzero", dtypes_other=("int64",), aliases=("absolute",), error_inputs=_refused(BOOLS, match="not implemented for 'Bool'")),
     _unary_entry("acos", "unit", aliases=("arccos",)),
     _unary_entry("acosh", "above_one", aliases=("arccosh",), skips={"inplace": NO_INPLACE_DERIVATIVE}),
     _unary_entry("asin", "unit", aliases=("arcsin",)),
@@ -419,10 +419,10 @@ COMPARISON_OPS = [
     OpInfo("logical_not", unary("odd"), supports_grad=False, supports_out=True,
            other_dtypes=INT_BOOL),
 ] + [
-    OpInfo(name, special_unary(), supports_grad=False, other_dtypes=INT_BOOL)
+    OpInfo(name, special_unary(), supports_grad=False, other_dtypes=INT_BOOL, supports_out=name in ("isposinf", "isneginf", "signbit"))
     for name in ("isnan", "isfinite", "isinf", "isposinf", "isneginf", "signbit")
 ] + [
-    OpInfo("isin", isin_samples, supports_grad=False, method=False, other_dtypes=("int64",)),
+    OpInfo("isin", isin_samples, supports_grad=False, method=False, other_dtypes=("int64",), supports_out=True),
     OpInfo("isin", isin_samples, variant="invert", op=lambda lib, a, b: lib.isin(a, b, invert=True), method=False,
            supports_grad=False),
 ]

@@ -62,6 +62,7 @@ subtract = sub
 multiply = mul
 divide = true_divide = div
 not_equal, less, less_equal, greater, greater_equal = ne, lt, le, gt, ge
+absolute = abs
 
 arccos, arcsin, arctan = acos, asin, atan
 arccosh, arcsinh, arctanh = acosh, asinh, atanh
@@ -85,7 +86,7 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
               "rad2deg", "deg2rad", "nan_to_num", "float_power", "fmod", "remainder", "floor_divide", "fmax", "fmin",
               "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "ldexp", "lerp", "addcmul", "addcdiv", "nextafter",
               "heaviside", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_or",
-              "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge"):
+              "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "signbit", "isposinf", "isneginf", "isin"):
     if "out" not in _inspect.signature(globals()[_name]).parameters:
         globals()[_name] = _with_out(globals()[_name])
 from .shape import narrow_copy  # noqa: E402
@@ -111,7 +112,8 @@ def _namespace_inplace(name: str) -> _typing.Callable:
 for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_",
               "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "cos_", "cosh_", "detach_", "exp_", "expm1_", "fill_",
               "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_", "relu_", "round_",
-              "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "zero_"):
+              "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "zero_",
+              "xlogy_", "clip_", "negative_"):
     globals()[_name] = _namespace_inplace(_name)
 
 # What ``from .ops import *`` gives glasstorch's namespace: the ops, not the files they live in

@@ -188,6 +188,11 @@ _TENSOR_API_METHODS.update(float_power_=inplace.float_power_, bitwise_and=compar
                            bitwise_or=comparison.bitwise_or, bitwise_xor=comparison.bitwise_xor,
                            bitwise_not=comparison.bitwise_not)
 _TENSOR_API_METHODS.update({name + "_": inplace.comparison_inplace(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")})
+# PyTorch's other names of the same methods (torch.absolute is abs, torch.greater is gt, ...)
+_TENSOR_API_METHODS.update(absolute=pointwise.abs, absolute_=_inplace_twin(pointwise.abs), negative=arithmetic.neg,
+                           negative_=inplace.neg_, clip_=inplace.clamp_, not_equal=comparison.ne,
+                           greater=comparison.gt, greater_equal=comparison.ge, less=comparison.lt,
+                           less_equal=comparison.le)
 _TENSOR_API_METHODS.update(renorm_=_inplace_twin(shape_more.renorm), swapaxes_=shape.transpose_, swapdims_=shape.transpose_)
 _TENSOR_API_METHODS.update(addmv_=_inplace_twin(linalg_more.addmv), addr_=_inplace_twin(linalg_more.addr),
                            addbmm_=_inplace_twin(linalg_more.addbmm))
