@@ -279,10 +279,14 @@ def _triangular_solve_samples(**kwargs: Any) -> Callable:
     return samples
 
 
-def _lu_solve_samples(draw: Callable) -> SampleInput:
-    """(A, B): the op factors A and solves with the factors."""
-    n, k, batch = draw(_SIDES), draw(_SIDES), _batch(draw)
-    return SampleInput(_invertible(draw, n, batch), (array(draw, (*batch, n, k)),))
+def _lu_solve_samples(**kwargs: Any) -> Callable:
+    """(A, B): the op factors A and solves with the factors; B (n, k), or (k, n) with ``left=False``."""
+    def samples(draw: Callable) -> SampleInput:
+        n, k, batch = draw(_SIDES), draw(_SIDES), _batch(draw)
+        b_shape = (*batch, n, k) if kwargs.get("left", True) else (*batch, k, n)
+        return SampleInput(_invertible(draw, n, batch), (array(draw, b_shape),), dict(kwargs))
+
+    return samples
 
 
 def _packed_lu_samples(draw: Callable) -> SampleInput:
@@ -340,11 +344,11 @@ SOLVING = [
     OpInfo("linalg.lu", _square_samples()),
     OpInfo("lu_unpack", _square_samples(), op=lambda lib, a: lib.lu_unpack(*lib.linalg.lu_factor(a)), method=False),
     OpInfo("lu_unpack", _packed_lu_samples, variant="packed", method=False),
-    # composed of triangular solves in glasstorch (ops/linalg_lu.py's docstring)
-    OpInfo("linalg.lu_solve", _lu_solve_samples, grad_fn_difference=("LinalgSolveTriangularBackward0", "LinalgLuSolveBackward0"),
-           op=lambda lib, a, b, **k: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b, **k)),
-    OpInfo("lu_solve", _lu_solve_samples, op=lambda lib, a, b: lib.lu_solve(b, *lib.linalg.lu_factor(a)), method=False,
-           grad_fn_difference=("LinalgSolveTriangularBackward0", "LinalgLuSolveBackward0")),
+    *[OpInfo("linalg.lu_solve", _lu_solve_samples(**kwargs), variant=variant,
+             op=lambda lib, a, b, **k: lib.linalg.lu_solve(*lib.linalg.lu_factor(a), b, **k))
+      for variant, kwargs in (("", {}), ("adjoint", {"adjoint": True}), ("right", {"left": False}),
+                              ("right_adjoint", {"left": False, "adjoint": True}))],
+    OpInfo("lu_solve", _lu_solve_samples(), op=lambda lib, a, b: lib.lu_solve(b, *lib.linalg.lu_factor(a)), method=False),
 ]
 
 

@@ -11,8 +11,8 @@ is the row swapped with row i. The loop is over columns, each step vectorised ov
 Gradients: ``lu_factor`` has PyTorch's formula for square matrices
 (gA = P L^-T [tril(L^T gL, -1) + triu(gU U^T)] U^-T); ``lu_unpack`` (``LuUnpackBackward0``) puts the
 gradients of L and U back into the packed LU, and ``linalg.lu`` (``LinalgLuBackward0``) does that and
-then applies lu_factor's formula. ``lu_solve`` is composed of triangular solves, so its ``grad_fn``
-is ``LinalgSolveTriangularBackward0`` where PyTorch records ``LinalgLuSolveBackward0``.
+then applies lu_factor's formula. ``lu_solve`` solves with the triangular factors and records
+``LinalgLuSolveBackward0``, whose gradient of LU is the gradient of A = P L U pulled back to L and U.
 """
 from __future__ import annotations
 
@@ -214,8 +214,48 @@ def linalg_lu(A: Tensor, *, pivot: bool = True) -> Any:
     return return_types_linalg_lu(P, L, U)
 
 
+class LinalgLuSolveBackward0(Node):
+    """X = op(A)^-1 B (``left=False``: B op(A)^-1), op(A) = A or (``adjoint``) A^T, A = P L U given
+    packed in LU:
+
+        gB = op(A)^-T gX  (or gX op(A)^-T): lu_solve again, with the other ``adjoint``
+        g op(A) = -gB X^T  (or -X^T gB), and gA its transpose when ``adjoint``
+        gLU = tril(P^T gA U^T, -1) + triu(L^T P^T gA)   (from dA = P (dL U + L dU))
+    """
+
+    LU_: SavedTensor
+    adjoint: bool
+    left: bool
+    pivots_: SavedTensor
+    result_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        LU, pivots, X = self._saved_LU, self._saved_pivots, self._saved_result
+        grad_B = linalg_lu_solve(LU, pivots, grad, left=self.left, adjoint=not self.adjoint)
+        grad_LU = None
+        if self.needs_input_grad(0):
+            grad_op = -(grad_B.matmul(X.mT) if self.left else X.mT.matmul(grad_B))
+            grad_A = grad_op.mT if self.adjoint else grad_op
+            P, L, U = lu_unpack(LU, pivots)
+            permuted = P.mT.matmul(grad_A)
+            grad_LU = permuted.matmul(U.mT).tril(-1) + L.mT.matmul(permuted).triu()
+        return grad_LU, (grad_B if self.needs_input_grad(1) else None)
+
+
 def linalg_lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
-    """X with A X = B (``adjoint``: A^T X = B; ``left=False``: X A = B), A given by its LU factorisation."""
+    """X with A X = B (``adjoint``: A^T X = B; ``left=False``: X A = B), A given by its LU
+    factorisation: triangular solves for the values, recorded as one LinalgLuSolveBackward0."""
+    result = _lu_solve_values(LU.detach(), pivots, B.detach(), left, adjoint)
+    if compute_requires_grad(LU, B):
+        node = LinalgLuSolveBackward0(LU, B)
+        node.LU_, node.pivots_, node.result_ = SavedTensor(LU), SavedTensor(pivots), SavedTensor(result, is_output=True)
+        node.left, node.adjoint = left, adjoint
+        set_history(result, node)
+    return result
+
+
+def _lu_solve_values(LU: Tensor, pivots: Tensor, B: Tensor, left: bool, adjoint: bool) -> Tensor:
+    """X of ``linalg_lu_solve`` by two triangular solves and the permutation."""
     P, L, U = lu_unpack(LU, pivots)
     if left and not adjoint:  # L U X = P^T B
         return solve_triangular(U, solve_triangular(L, P.mT.matmul(B), upper=False, unitriangular=True), upper=True)
