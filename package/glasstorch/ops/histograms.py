@@ -107,8 +107,11 @@ def histogram(input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tens
     values, dtype = input._data.reshape(-1), input._data.dtype
     if isinstance(bins, Tensor):
         edges = bins._data.astype(dtype)
-        if edges.ndim != 1 or edges.size < 2:
-            raise RuntimeError("torch.histogram(): bins tensor should have one dimension and at least 2 elements")
+        if edges.ndim != 1:
+            raise RuntimeError(f"torch.histogramdd: bins tensor should have one dimension, but got {edges.ndim} "
+                               "dimensions in the bins tensor for dimension 0")
+        if edges.size < 2:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {edges.size - 1} for dimension 0")
     else:
         if int(bins) <= 0:
             raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")

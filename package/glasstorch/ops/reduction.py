@@ -455,10 +455,11 @@ def _softmax_dim(input: Tensor, dim: Any, name: str) -> int:
     return axis
 
 
-def _shifted(input: Tensor, axis: int, dtype: Any) -> np.ndarray:
+def _shifted(input: Tensor, axis: int, dtype: Any, name: str) -> np.ndarray:
     data = input._data if dtype is None else input._data.astype(dtypes.canonical(dtype).numpy_dtype)
-    if data.dtype.kind in "biu":
-        data = data.astype(dtypes.get_default_dtype().numpy_dtype)
+    if data.dtype.kind in "biu":  # PyTorch has no integer kernel: dtype= must ask for a float
+        kernel = f"{name}_lastdim_kernel_impl" if axis == builtins.max(data.ndim - 1, 0) else f"{name}_kernel_impl"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'")
     if data.ndim == 0:
         return data - data
     # subtracting the max keeps exp from overflowing and does not change the result
@@ -467,7 +468,7 @@ def _shifted(input: Tensor, axis: int, dtype: Any) -> np.ndarray:
 
 def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     axis = _softmax_dim(input, dim, "softmax")
-    exps = np.exp(_shifted(input, axis, dtype))
+    exps = np.exp(_shifted(input, axis, dtype, "softmax"))
     out = _wrap(exps / exps.sum(axis=axis, keepdims=True) if exps.ndim else exps)
     if compute_requires_grad(input):
         node = SoftmaxBackward0(input)
@@ -478,7 +479,7 @@ def softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
 
 def log_softmax(input: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
     axis = _softmax_dim(input, dim, "log_softmax")
-    shifted = _shifted(input, axis, dtype)
+    shifted = _shifted(input, axis, dtype, "log_softmax")
     out = _wrap(shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True)) if shifted.ndim else shifted)
     if compute_requires_grad(input):
         node = LogSoftmaxBackward0(input)
@@ -842,6 +843,9 @@ def _statistic_and_mean(statistic: Any, node_class: type, input: Tensor, dim: An
     (VarMeanBackward0, StdMeanBackward0) that saves what the statistic's own Node saves."""
     if isinstance(dim, bool):  # var_mean(unbiased) in the old positional form
         dim, unbiased = None, dim
+    if not input.dtype.is_floating_point:
+        name = "var_mean" if node_class is VarMeanBackward0 else "std_mean"
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
     with no_grad():
         spread = statistic(input, dim, unbiased, keepdim, correction=correction)
         average = mean(input, tuple(range(input.dim())) if dim is None else dim, keepdim)

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes
 from .._tensor import Tensor, _wrap
+from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
 from ..autograd.graph import Node, SavedTensor
 from ._arguments import normalize_dims
@@ -145,8 +146,8 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
             raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {float(q_values)}")
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                           f"Got {interpolation}")
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
     if input.numel() == 0:
         raise IndexError(f"{name}() input tensor must be non-empty")
     x, axis = (input.reshape(-1), 0) if dim is None else (input, _axis(input, dim))
@@ -213,7 +214,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any
     axis = _axis(input, dim)
     data = input._data.reshape(input._data.shape or (1,))
     if not 1 <= k <= data.shape[axis]:
-        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
     k_index = np.full(tuple(1 if i == axis else n for i, n in enumerate(data.shape)), k - 1)
     index = np.take_along_axis(np.argsort(data, axis=axis, kind="stable"), k_index, axis=axis)
     return _picked(input, index, axis, keepdim, KthvalueBackward0, return_types_kthvalue, dim)
@@ -347,6 +348,11 @@ class AminmaxBackward0(_PairOutputNode):
 
 def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> Any:
     """``(min, max)`` in one call."""
+    if dim is None and input.numel() == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                           "identity.")
+    if dim is not None and input.dim() and input.shape[_axis(input, dim)] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {_axis(input, dim)} to have non-zero size.")
     with no_grad():
         low, high = input.amin(() if dim is None else dim, keepdim), input.amax(() if dim is None else dim, keepdim)
     if compute_requires_grad(input):
@@ -431,6 +437,9 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     if n == 0:
         # no difference taken: a copy of the input, prepend and append unused (as PyTorch, CopyBackwards)
         return input.new_empty(input.shape).copy_(input)
+    for side in (prepend, append):
+        if side is not None:
+            _check_diff_side(input, side, axis)
     parts = [t for t in (prepend, input, append) if t is not None]
     x = cat(parts, axis) if len(parts) > 1 else input
     for _ in range(n):
@@ -440,6 +449,17 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         later, earlier = x.narrow(axis, 1, length - 1), x.narrow(axis, 0, length - 1)
         x = later != earlier if x.dtype is dtypes.bool else later - earlier
     return x
+
+
+def _check_diff_side(input: Tensor, side: Tensor, axis: int) -> None:
+    """prepend/append must have the input's dims and sizes, except along the differencing dim."""
+    if side.dim() != input.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for d, (want, got) in enumerate(zip(input.shape, side.shape)):
+        if d != axis and want != got:
+            raise RuntimeError("diff expects the shape of tensor to prepend or append to match that of input except "
+                               f"along the differencing dimension; input.size({d}) = {want}, but got tensor.size({d}) "
+                               f"= {got}")
 
 
 def _gradient_along(f: Tensor, axis: int, spacing: Any, edge_order: int) -> Tensor:
@@ -497,6 +517,10 @@ def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: in
         spacings = list(spacing)
         if len(spacings) == 1 and len(axes) > 1 and not isinstance(spacings[0], Tensor):
             spacings = spacings * len(axes)
+        if len(spacings) != len(axes) and dim is None:
+            raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar, or a list of length "
+                               f"equal to 'self.dim() = {input.dim()}', since dim argument was not given, but got a "
+                               f"list of length {len(spacings)}")
         if len(spacings) != len(axes):
             raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim "
                                f"arguments to have the same length, but got a spacing argument of length "
@@ -514,6 +538,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, a
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
     x = input.reshape(1, -1) if input.dim() < 2 else input
+    _check_cov_weights(fweights, "fweights", x.shape[1])
+    _check_cov_weights(aweights, "aweights", x.shape[1])
     if not x.is_floating_point():
         x = x.to(dtypes.get_default_dtype())
     observations = x.shape[1]
@@ -542,8 +568,31 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, a
     return result.squeeze()  # (a single variable's covariance is a number, as in PyTorch)
 
 
+def _check_cov_weights(weights: Tensor | None, name: str, observations: int) -> None:
+    """PyTorch's checks of cov's weights: 1-D, one per observation, not negative; integers for
+    fweights (a count of repeats), floats for aweights."""
+    if weights is None:
+        return
+    if weights.dim() > 1:
+        raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got {name} with "
+                           f"{weights.dim()} dimensions")
+    if weights.numel() != observations:
+        raise RuntimeError(f"cov(): expected {name} to have the same numel as there are observations in the input "
+                           f"but got {weights.numel()} != {observations}")
+    integral = name == "fweights"
+    if weights.is_floating_point() == integral:
+        kind = "integral" if integral else "floating point"
+        raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} with "
+                           f"{scalar_type_name(weights.dtype)} dtype")
+    if (weights._data < 0).any():
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
 def corrcoef(input: Tensor) -> Tensor:
     """Pearson correlation coefficients of the rows: cov / (std_i * std_j), clipped to [-1, 1]."""
+    if input.dim() > 2:
+        raise RuntimeError(f"corrcoef(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.dim()} dimensions")
     c = cov(input)
     if c.dim() == 0:
         return c / c
