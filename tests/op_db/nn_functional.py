@@ -131,12 +131,12 @@ ACTIVATIONS = [
     OpInfo(F + "tanh", unary(), other_dtypes=INT, method=True, aliases=("tanh",)),
     OpInfo(F + "softmax", _softmax_samples, other_dtypes=INT, method=True, aliases=("softmax",),
            error_inputs=DIM_OUT_OF_RANGE),
-    OpInfo(F + "softmax", _softmax_samples, variant="dtype", op=lambda lib, x, dim: lib.nn.functional.softmax(
-        x, dim, dtype=lib.float64)),
+    OpInfo(F + "softmax", _softmax_samples, variant="dtype", other_dtypes=INT,
+           op=lambda lib, x, dim: lib.nn.functional.softmax(x, dim, dtype=lib.float64)),
     OpInfo(F + "log_softmax", _softmax_samples, other_dtypes=INT, method=True, aliases=("log_softmax",),
            error_inputs=DIM_OUT_OF_RANGE),
-    OpInfo(F + "log_softmax", _softmax_samples, variant="dtype", op=lambda lib, x, dim: lib.nn.functional.log_softmax(
-        x, dim, dtype=lib.float64)),
+    OpInfo(F + "log_softmax", _softmax_samples, variant="dtype", other_dtypes=INT,
+           op=lambda lib, x, dim: lib.nn.functional.log_softmax(x, dim, dtype=lib.float64)),
     OpInfo(F + "softmin", _softmax_samples, other_dtypes=INT, error_inputs=DIM_OUT_OF_RANGE),
     # gumbel_softmax is random (Gumbel noise from each library's own stream): out of scope
 ]
