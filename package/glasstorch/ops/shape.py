@@ -349,6 +349,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("glasstorch.cat(): expected a non-empty list of Tensors")
+    ndims = {t._data.ndim for t in tensors if t._data.shape != (0,)}  # (a legacy empty [0] fits anywhere)
+    if len(ndims) > 1:
+        raise RuntimeError(f"Tensors must have same number of dimensions: got {min(ndims)} and {max(ndims)}")
     arrays = promoted_values(*tensors)
     axis = _normalize_dim(dim, tensors[0]._data.ndim)
     try:
@@ -480,6 +483,10 @@ class RepeatBackward0(Node):
 def repeat(input: Tensor, *repeats: Any) -> Tensor:
     """Tile the tensor: ``repeats[i]`` copies along dim i (extra leading repeats add dims)."""
     repeats = _sizes(repeats)
+    shape = (1,) * (len(repeats) - input._data.ndim) + input._data.shape
+    result = [n * r for n, r in zip(shape, repeats)]
+    if any(n < 0 for n in result):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(result)}: {result}")
     if len(repeats) < input._data.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor")
     out = _wrap(np.tile(input._data, repeats))
@@ -571,6 +578,7 @@ def _pieces(input: Tensor, sizes: list, axis: int, node_class: type, saved: dict
 
 def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     """Pieces of ``split_size`` along ``dim`` (the last may be smaller), or of the listed sizes."""
+    _at_least_1d(tensor, "split")
     axis = _normalize_dim(dim, tensor._data.ndim)
     length = tensor._data.shape[axis]
     if isinstance(split_size_or_sections, (int, np.integer)):
@@ -588,10 +596,16 @@ def split(tensor: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return _pieces(tensor, sizes, axis, SplitWithSizesBackward0, saved)
 
 
+def _at_least_1d(tensor: Tensor, name: str) -> None:
+    if not tensor._data.ndim:
+        raise RuntimeError(f"{name} expects at least a 1-dimensional tensor")
+
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """At most ``chunks`` pieces of equal size ceil(n / chunks) along ``dim`` (the last may be smaller)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    _at_least_1d(input, "chunk")
     length = input._data.shape[_normalize_dim(dim, input._data.ndim)]
     return split(input, max(-(-length // chunks), 1) if length else 1, dim)
 
@@ -602,6 +616,8 @@ class UnbindBackward0(_PieceBackward):
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     """The slices along ``dim``, each without that dim (views)."""
+    if not input._data.ndim:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     axis = _normalize_dim(dim, input._data.ndim)
     return tuple(_piece(input, (slice(None),) * axis + (i,), UnbindBackward0, {"dim": axis}, i)
                  for i in range(input._data.shape[axis]))
@@ -612,6 +628,8 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     it is (SliceBackward0, even when it keeps the whole dim)."""
     from .indexing import SliceBackward0
 
+    if not input._data.ndim:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     axis = _normalize_dim(dim, input._data.ndim)
     size = input._data.shape[axis]
     start = int(start) + (size if start < 0 else 0)
@@ -672,6 +690,9 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
                            f"same number of dims as destination ({destination} dims)")
     source = [_normalize_dim(d, ndim) for d in source]
     destination = [_normalize_dim(d, ndim) for d in destination]
+    for name, dims in (("source", source), ("destination", destination)):
+        if len(set(dims)) != len(dims):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({dims})")
     rest = iter(d for d in range(ndim) if d not in source)
     placed = dict(zip(destination, source))
     return permute(input, *[placed[i] if i in placed else next(rest) for i in range(ndim)])

@@ -59,6 +59,8 @@ def _axis_of(dim: int, ndim: int) -> int:
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Views of ``input`` along ``dim``: ``n`` parts as equal as possible (the first ``size % n``
     one longer), or the parts between the given indices (numpy's array_split)."""
+    if input.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     axis = _axis(input, dim)
     size = input.shape[axis]
     if isinstance(indices_or_sections, Tensor):
@@ -117,6 +119,8 @@ def unflatten(input: Tensor, dim: int, sizes: Sequence[int]) -> Tensor:
     sizes = list(sizes)
     if len(sizes) == 0:
         raise RuntimeError("unflatten: sizes must be non-empty")
+    if sizes.count(-1) > 1:
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
     known = math.prod(s for s in sizes if s != -1)
     if -1 in sizes:
         sizes[sizes.index(-1)] = input.shape[axis] // known if known else 0
