@@ -622,6 +622,14 @@ def _pdist_samples(draw: Callable) -> SampleInput:
     return SampleInput(array(draw, shape, "distinct"), (draw(st.sampled_from([0.0, 1.0, 2.0, 3.0, float("inf")])),))
 
 
+def _affine_grid_samples(draw: Callable) -> SampleInput:
+    """A batch of 2-D (N, 2, 3) or 3-D (N, 3, 4) affine matrices and the output size (N, C, *spatial)."""
+    dims, n = draw(st.integers(2, 3)), draw(st.integers(1, 2))
+    spatial = tuple(draw(st.integers(1, 3)) for _ in range(dims))
+    return SampleInput(array(draw, (n, dims, dims + 1)), ((n, 1, *spatial),),
+                       {"align_corners": draw(st.booleans())})
+
+
 SHAPE_MISMATCH = _errors((SampleInput(_a(2, 3), (_a(2, 2),)), RuntimeError, "must match the size"))
 
 DISTANCES = [
@@ -630,6 +638,9 @@ DISTANCES = [
            aliases=("cosine_similarity",), error_inputs=SHAPE_MISMATCH),
     OpInfo(F + "pairwise_distance", _pairwise_distance_samples, aliases=("pairwise_distance",),
            error_inputs=SHAPE_MISMATCH),
+    OpInfo(F + "affine_grid", _affine_grid_samples, error_inputs=_errors(
+        (SampleInput(_a(1, 3, 4), ((1, 1, 2, 2),)), ValueError, "Expected a batch of 2D affine matrices"),
+        (SampleInput(_a(1, 2, 3), ((1, 2, 2),)), NotImplementedError, "affine_grid only supports 4D and 5D sizes"))),
     OpInfo(F + "pdist", _pdist_samples, error_inputs=_errors(
         (SampleInput(_a(3)), RuntimeError, "pdist only supports 2D tensors")), aliases=("pdist",)),
 ]

@@ -41,6 +41,7 @@ from .._tensor import Tensor, _wrap
 from .._typename import scalar_type_name
 from ..autograd.grad_mode import no_grad
 from ..ops import activation as _activation
+from ..ops import affine_grid as _affine_grid
 from ..ops import embedding as _embedding
 from ..ops import fold as _fold_ops
 from ..ops import fractional_pooling as _fractional
@@ -96,7 +97,7 @@ __all__ = ["conv1d", "conv2d", "conv3d", "avg_pool2d", "max_pool1d_with_indices"
            "softsign", "tanhshrink", "softmin", "avg_pool1d", "adaptive_avg_pool1d", "pairwise_distance",
            "soft_margin_loss", "hinge_embedding_loss", "multilabel_soft_margin_loss", "poisson_nll_loss",
            "gaussian_nll_loss", "triplet_margin_loss", "triplet_margin_with_distance_loss", "pdist",
-           "linear_cross_entropy", "relu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "threshold_"]
+           "linear_cross_entropy", "affine_grid", "relu_", "elu_", "selu_", "celu_", "leaky_relu_", "hardtanh_", "threshold_"]
 
 
 # --- reduction and broadcasting helpers (PyTorch: torch/nn/_reduction.py, torch/functional.py) 
@@ -1520,6 +1521,36 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     if not is_batched:
         attn_output = attn_output.squeeze(1)
     return attn_output, None
+
+
+# --- affine grids ------------------------------------------------------------------------------
+def affine_grid(theta: Tensor, size: Any, align_corners: bool | None = None) -> Tensor:
+    """The (N, H, W, 2) (or (N, D, H, W, 3)) grid of input coordinates in [-1, 1] that the affine
+    transforms ``theta`` (N, 2, 3) (or (N, 3, 4)) map each output position of ``size`` to
+    (``ops/affine_grid.py``); ``grid_sample`` reads the input there."""
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.", stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = tuple(size)
+    if len(size) not in (4, 5):
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    dims = len(size) - 2
+    if theta.dim() != 3 or tuple(theta.shape[-2:]) != (dims, dims + 1):
+        raise ValueError(f"Expected a batch of {dims}D affine matrices of shape Nx{dims}x{dims + 1} for size {size}. "
+                         f"Got {theta.shape}.")
+    spatial_size = size[2:]
+    if align_corners and min(spatial_size) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _affine_grid.affine_grid_generator(theta, size, align_corners)
 
 
 # --- fold / unfold ------------------------------------------------------------------------------
