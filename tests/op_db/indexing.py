@@ -263,7 +263,9 @@ MASKING = [
     OpInfo("nonzero", _sparse_samples(as_tuple=True), variant="as_tuple", supports_grad=False,
            other_dtypes=("int64", "bool")),
     OpInfo("argwhere", _sparse_samples(), supports_grad=False, other_dtypes=("int64", "bool")),
-    OpInfo("nonzero_static", _sparse_samples(size=4), supports_grad=False, other_dtypes=("int64", "bool")),
+    OpInfo("nonzero_static", _sparse_samples(size=4), supports_grad=False, other_dtypes=("int64", "bool"),
+           error_inputs=lambda: [ErrorInput(SampleInput(_F((2, 3)), kwargs={"size": -1}), RuntimeError,
+                                            "nonzero_static: 'size' must be an non-negative integer")]),
     OpInfo("nonzero_static", _sparse_samples(size=2, fill_value=7), variant="fill_value", supports_grad=False),
 ]
 
@@ -389,6 +391,8 @@ GATHER_SCATTER = [
            error_inputs=_SCATTER_ERRORS),
     *[OpInfo("scatter_reduce", _scatter_samples("tensor", repeats=True, reduce=reduce, include_self=include_self),
              variant=f"{reduce}{'' if include_self else '_exclude_self'}", inplace="scatter_reduce_",
+             error_inputs=lambda: [ErrorInput(SampleInput(_F((2, 3)), (1, _long([[0]]), _F((1, 1)), "median")),
+                                              RuntimeError, "reduce argument must be either sum, prod, mean, amax or amin")],
              skips={"gradgradcheck": "glasstorch's ScatterReduceBackward0 computes its gradient with numpy "
                                      "(not differentiable again)"})
       for reduce in _REDUCES for include_self in (True, False)],
@@ -404,6 +408,8 @@ GATHER_SCATTER = [
                           "out of bounds for dimension 1 with size 3")]),
     *[OpInfo("index_reduce", _vector_index_samples(False, True, reduce=reduce, include_self=include_self),
              variant=f"{reduce}{'' if include_self else '_exclude_self'}", inplace="index_reduce_",
+             error_inputs=lambda: [ErrorInput(SampleInput(_F((2, 3)), (1, _long([0]), _F((2, 1)), "sum")),
+                                              RuntimeError, "Expected reduce to be one of prod, mean, amax or amin")],
              skips={"gradgradcheck": "composed of scatter_reduce, whose backward is numpy"})
       for reduce in _INDEX_REDUCES for include_self in (True, False)],
 ]

@@ -237,10 +237,12 @@ MATRIX_FUNCTIONS = [
     OpInfo("svd", _any_matrix_samples, variant="some_false", op=lambda lib, a: _svd_parts(lib, a, some=False)[:1],
            method=False, skips=_SVD_SKIPS),
     OpInfo("linalg.svd", _any_matrix_samples, op=_linalg_svd_parts, skips=_SVD_SKIPS, tolerances=_SVD_FLOAT32),
-    OpInfo("linalg.svdvals", _any_matrix_samples, skips=_SVD_SKIPS),
-    *[OpInfo("cdist", _cdist_samples(p), variant=f"p{p}", method=False,
-             error_inputs=lambda: [ErrorInput(SampleInput(_F((2, 3)), (_F((2, 2)),)), RuntimeError,
-                                              "X1 and X2 must have the same number of columns")])
+    OpInfo("linalg.svdvals", _any_matrix_samples, skips=_SVD_SKIPS, error_inputs=lambda: [
+        ErrorInput(SampleInput(_F((3,))), RuntimeError, "The input tensor A must have at least 2 dimensions")]),
+    *[OpInfo("cdist", _cdist_samples(p), variant=f"p{p}", method=False, error_inputs=lambda: [
+        ErrorInput(SampleInput(_F((2, 3)), (_F((2, 2)),)), RuntimeError, "X1 and X2 must have the same number of columns"),
+        ErrorInput(SampleInput(_F((2, 3)), (_F((2, 3)),), {"p": -1.0}), RuntimeError,
+                   "cdist only supports non-negative p values")])
       for p in (2.0, 1.0, 0.0, 1.5, float("inf"))],
     # (cumulative_trapezoid: 2 points at least; one gives an empty result, which gradgradcheck refuses)
     *[OpInfo(name, _trapezoid_samples(spacing, 1 if name == "trapezoid" else 2), variant=spacing, method=False,
@@ -338,7 +340,8 @@ SOLVING = [
     OpInfo("linalg.solve_triangular", _triangular_samples(upper=False, unitriangular=True), variant="unitriangular"),
     OpInfo("triangular_solve", _triangular_solve_samples()),
     OpInfo("triangular_solve", _triangular_solve_samples(upper=False, transpose=True), variant="lower_transpose"),
-    OpInfo("linalg.lu_factor", _square_samples(), skips={"gradgradcheck": "lu_factor's backward solves with the "
+    OpInfo("linalg.lu_factor", _square_samples(), error_inputs=lambda: [
+        ErrorInput(SampleInput(_F((3,))), RuntimeError, "Expected tensor with 2 or more dimensions")], skips={"gradgradcheck": "lu_factor's backward solves with the "
                                                                           "factors it saved; see ops/linalg_lu.py"}),
     OpInfo("lu", _square_samples(), method=True),
     OpInfo("linalg.lu", _square_samples()),

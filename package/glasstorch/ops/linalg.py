@@ -540,9 +540,11 @@ class LinalgSvdBackward0(Node):
         return (_wrap(ga.astype(g.dtype)),)
 
 
-def _check_matrix(A: Tensor, name: str) -> None:
-    if A._data.ndim < 2:
+def _check_matrix(A: Tensor, name: str, deprecated_svd: bool = False) -> None:
+    if A._data.ndim < 2 and deprecated_svd:  # torch.svd words it its own way
         raise RuntimeError(f"{name}: input should have at least 2 dimensions, but has {A._data.ndim} dimensions instead")
+    if A._data.ndim < 2:
+        raise RuntimeError("linalg.svd: The input tensor A must have at least 2 dimensions.")  # (svdvals says svd too)
     if A._data.dtype.kind != "f":
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.legacy_name[:-6]}")
 
@@ -577,7 +579,7 @@ def svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> return_typ
     """The deprecated ``torch.svd``: (U, S, V) with V = Vh^T (a transpose, as PyTorch's), reduced
     unless ``some=False``. With ``compute_uv=False`` U and V are zero matrices of the full sizes
     (m, m) and (n, n), as PyTorch returns them."""
-    _check_matrix(input, "linalg.svd")
+    _check_matrix(input, "linalg.svd", deprecated_svd=True)
     if not compute_uv:
         m, n = input._data.shape[-2:]
         batch = input._data.shape[:-2]

@@ -419,6 +419,10 @@ def _extreme_grads(g, self_, src, result, at, contributes):
 
 _CONTRIBUTOR_GRADS = {"sum": _sum_grads, "mean": _mean_grads, "prod": _prod_grads, "amax": _extreme_grads,
                       "amin": _extreme_grads}
+# PyTorch also takes "max" and "min" (undocumented) for amax and amin
+for _alias, _name in (("max", "amax"), ("min", "amin")):
+    _IDENTITY[_alias], _REDUCE_AT[_alias], _CONTRIBUTOR_GRADS[_alias] = (
+        _IDENTITY[_name], _REDUCE_AT[_name], _CONTRIBUTOR_GRADS[_name])
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True,
