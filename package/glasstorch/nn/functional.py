@@ -4,8 +4,11 @@ convolution, pooling, dropout, activations, linear, embedding, normalisation, lo
 A layer (``nn.Linear``) holds parameters and calls its functional twin (``F.linear``) in
 ``forward``; the function holds no state, so you can also call it with tensors of your own. Here
 are PyTorch's Python-level signatures and argument checks; the computing happens in the ops
-(``glasstorch/ops/conv.py``, ``pooling.py``, ``activation.py``, ``embedding.py``,
-``normalization.py``, ``loss.py``), each forward beside its backward Node.
+(``glasstorch/ops/conv.py``, ``pooling.py``, ``activation.py``, ``elementwise_activation.py``,
+``embedding.py``, ``normalization.py``, ``loss.py``, ``margin_losses.py``, ``ctc_loss.py``,
+``pairwise.py``, ``affine_grid.py`` ...), each forward beside its backward Node. Where PyTorch
+composes a function in Python (``softsign``, ``kl_div``, the weighted losses ...), so does
+glasstorch, and the graph shows the same Nodes.
 
 ``conv1d/2d/3d`` are C++ functions in PyTorch (aten/src/ATen/native/Convolution.cpp: ``conv2d``,
 ``conv2d_padding``, ``_convolution_mode``, ``batchify``). Each normalises its arguments and calls
