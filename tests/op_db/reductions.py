@@ -3,8 +3,9 @@ statistics.py, sorting.py, histograms.py, distance.py).
 
 Where an op picks elements (max with a dim, median, kthvalue, sort, topk, cummax ...), PyTorch
 documents which index wins a tie only for some (max/argmax: the first; sort(stable=True): the
-original order; amax/amin and a full max: ties share the gradient): those get a ``ties`` sample,
-the others draw ``distinct`` values so that the picked index is the same in both libraries.
+original order; amax/amin and a full max: ties share the gradient); glasstorch also reports
+PyTorch's index for median, kthvalue and mode. Those get a ``ties`` sample (finite differences
+skipped: a tie is a kink); the others draw ``distinct`` values.
 Nothing here is random (the random ops belong to no family of this table).
 """
 from __future__ import annotations
@@ -139,11 +140,14 @@ def sum_to_size_samples(draw: Callable) -> SampleInput:
     return SampleInput(array(draw, shape), target)
 
 
-def kthvalue_samples(draw: Callable) -> SampleInput:
-    shape = draw(NONEMPTY_DIMS)
-    dim = dim_of(draw, shape)
-    k = draw(st.integers(1, shape[dim]))
-    return SampleInput(array(draw, shape, "distinct"), (k, dim, draw(st.booleans())))
+def kthvalue_samples(kind: str = "distinct") -> Callable:
+    def samples(draw: Callable) -> SampleInput:
+        shape = draw(NONEMPTY_DIMS)
+        dim = dim_of(draw, shape)
+        k = draw(st.integers(1, shape[dim]))
+        return SampleInput(values(draw, shape, kind), (k, dim, draw(st.booleans())))
+
+    return samples
 
 
 def topk_samples(draw: Callable) -> SampleInput:
@@ -436,13 +440,15 @@ OPS = [
     OpInfo("cummin", scan_samples("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(-3))),
     # order statistics
     OpInfo("median", full("distinct"), other_dtypes=("int64",)),
-    OpInfo("median", along("distinct"), variant="dim", error_inputs=errors(bad_dim(2))),
+    OpInfo("median", along("distinct"), variant="dim", other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
+    OpInfo("median", along("ties"), variant="dim-ties", skips=NOT_DIFFERENTIABLE_AT_TIES),  # PyTorch's index
     OpInfo("median", zero_dim(), variant="0-dim"),
     OpInfo("nanmedian", full("nan", NAN_SHAPES)),
     OpInfo("nanmedian", along("nan", shapes=NAN_SHAPES), variant="dim", error_inputs=errors(bad_dim(-3))),
-    OpInfo("kthvalue", kthvalue_samples,  # (no int64: rounded values tie, and which index wins is not documented)
+    OpInfo("kthvalue", kthvalue_samples(), other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (4, 1)), RuntimeError,
                                           "selected number k out of range"), bad_dim(1, 2))),
+    OpInfo("kthvalue", kthvalue_samples("ties"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),  # PyTorch's index
     OpInfo("kthvalue", zero_dim(), variant="0-dim", op=lambda lib, x, dim: lib.kthvalue(x, 1, dim), method=False),
     OpInfo("mode", zero_dim(), variant="0-dim"),
     OpInfo("mode", mode_samples, skips=NOT_DIFFERENTIABLE_AT_TIES, other_dtypes=("int64", "bool"),

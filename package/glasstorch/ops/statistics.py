@@ -210,14 +210,67 @@ def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = F
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
-    """``(values, indices)`` of the k-th smallest element (k counts from 1) along ``dim``."""
+    """``(values, indices)`` of the k-th smallest element (k counts from 1) along ``dim``. Where
+    the k-th value occurs more than once, the index is the one PyTorch reports (see _quickselect)."""
     axis = _axis(input, dim)
     data = input._data.reshape(input._data.shape or (1,))
     if not 1 <= k <= data.shape[axis]:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {axis}")
     k_index = np.full(tuple(1 if i == axis else n for i, n in enumerate(data.shape)), k - 1)
     index = np.take_along_axis(np.argsort(data, axis=axis, kind="stable"), k_index, axis=axis)
+    # Which of equal values is reported depends on how PyTorch's selection moves elements: the
+    # sort above finds the value; the rows where it is tied replay PyTorch's quickselect.
+    kth = np.take_along_axis(data, index, axis=axis)
+    tied = ((data == kth) | (np.isnan(data) & np.isnan(kth))).sum(axis=axis, keepdims=True) > 1
+    rows, row_index = np.moveaxis(data, axis, -1), np.moveaxis(index, axis, -1)  # (views: writes reach index)
+    for position in map(tuple, np.argwhere(np.moveaxis(tied, axis, -1)[..., 0])):
+        row_index[position] = _quickselect(rows[position], k - 1)
     return _picked(input, index, axis, keepdim, KthvalueBackward0, return_types_kthvalue, dim)
+
+
+def _quickselect(row: np.ndarray, k: int) -> int:
+    """The original position of the element that lands at place ``k`` when ``row`` is partially
+    ordered as PyTorch's CPU kthvalue does it (quickselect, the pivot the median of three; NaN
+    counts as the largest). Only the choice among equal values depends on these details."""
+    values, positions = row.tolist(), list(range(len(row)))
+
+    def swap(a: int, b: int) -> None:
+        values[a], values[b] = values[b], values[a]
+        positions[a], positions[b] = positions[b], positions[a]
+
+    def above(x: float, y: float) -> bool:
+        return (x != x and y == y) or x > y  # (x != x: x is NaN)
+
+    low, high = 0, len(values) - 1
+    while high > low:
+        if high == low + 1:
+            if above(values[low], values[high]):
+                swap(low, high)
+            break
+        swap(low + (high - low) // 2, low + 1)  # order low, low + 1, high: the pivot is their median
+        if above(values[low + 1], values[high]):
+            swap(low + 1, high)
+        if above(values[low], values[high]):
+            swap(low, high)
+        if above(values[low + 1], values[low]):
+            swap(low + 1, low)
+        i, j, pivot = low + 1, high, values[low]
+        while True:  # move the smaller values left of the pivot, the larger right
+            i += 1
+            while above(pivot, values[i]):
+                i += 1
+            j -= 1
+            while above(values[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(low, j)
+        if j <= k:  # go on in the part that holds place k
+            low = i
+        if j >= k:
+            high = j - 1
+    return positions[k]
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
