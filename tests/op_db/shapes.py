@@ -399,7 +399,7 @@ def _vander(draw: Callable) -> SampleInput:
 def _combinations(draw: Callable) -> SampleInput:
     """r at most the length without replacement (no empty result: gradgradcheck refuses one)."""
     shape, with_replacement = draw(VECTORS), draw(st.booleans())
-    r = draw(st.integers(1, 3 if with_replacement else min(shape[0], 3)))
+    r = draw(st.integers(0, 3 if with_replacement else min(shape[0], 3)))
     return SampleInput(array(draw, shape), (), {"r": r, "with_replacement": with_replacement})
 
 
@@ -633,7 +633,9 @@ COPIES = [
     OpInfo("inner", _inner, supports_out=True, other_dtypes=("int64",),
            error_inputs=lambda: [error((2, 3), np.ones(2), match="inner() the last dimension must match on both input tensors")]),
     OpInfo("tensordot", _tensordot, method=False, supports_out=True, other_dtypes=("int64",),
-           error_inputs=lambda: [error((2, 3), np.ones((2, 3)), dims=1, match="contracted dimensions need to match")]),
+           error_inputs=lambda: [error((2, 3), np.ones((2, 3)), dims=1, match="contracted dimensions need to match"),
+                                 error((2, 3), np.ones((3, 2), dtype=np.int64), dims=1,
+                                       match="both inputs should have same dtype")]),
     OpInfo("vander", _vander, op=lambda lib, x, **kwargs: lib.vander(x, **kwargs), method=False,
            skips={"vs_torch": "PyTorch 2.13's vander cannot backward (it overwrites, in place, the input cumprod saved: "
                               "'modified by an inplace operation'); its values are compared in vander-values"}),
@@ -659,11 +661,17 @@ NOT_DIFFERENTIABLE = [
                                             "boundaries tensor must be 1 dimension")]),
     OpInfo("bincount", _bincount, supports_grad=False,
            error_inputs=lambda: [ErrorInput(SampleInput(np.array([0, -1])), RuntimeError,
-                                            "bincount only supports 1-d non-negative integral inputs.")]),
+                                            "bincount only supports 1-d non-negative integral inputs."),
+                                 ErrorInput(SampleInput(np.array([0.5])), NotImplementedError,
+                                            "\"bincount_cpu\" not implemented for 'Float'"),
+                                 ErrorInput(SampleInput(np.array([0]), (), {"minlength": -1}), RuntimeError,
+                                            "minlength should be >= 0")]),
     OpInfo("unique_consecutive", _runs, supports_grad=False, other_dtypes=("int64",),
            error_inputs=lambda: [error((2,), dim=2, error=IndexError, match="Dimension out of range")]),
     OpInfo("unravel_index", _unravel, supports_grad=False, method=False, dtypes=("float32",),
-           error_inputs=lambda: [error((2,), (2, 3), error=TypeError, match="expected 'indices' to be integer dtype")]),
+           error_inputs=lambda: [error((2,), (2, 3), error=TypeError, match="expected 'indices' to be integer dtype"),
+                                 ErrorInput(SampleInput(np.array([1]), ((2, -3),)), ValueError,
+                                            "'shape' cannot have negative values, but got (2, -3)")]),
     OpInfo("tril_indices", _triangle_indices, op=lambda lib, ignored, *args: lib.tril_indices(*args),
            supports_grad=False, method=False, dtypes=("float32",),
            error_inputs=lambda: [error((), -1, 2, match="row must be non-negative"),

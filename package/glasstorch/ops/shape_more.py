@@ -21,6 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import dtypes
+from .._typename import scalar_type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from ._arguments import write_out
@@ -324,10 +325,10 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         raise RuntimeError(f"Expect a 1D vector, but got shape {list(input.shape)}")
     if r < 0:
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
-    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    index = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     if r == 0:
         return _wrap(np.empty((0,), dtype=input._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    index = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
     return stack([input.index_select(0, _wrap(column.copy())) for column in index.T], 1)  # column j: element j
 
 
@@ -423,9 +424,11 @@ def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right:
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """How often each value 0, 1, ..., max occurs in a 1-D tensor of non-negative integers (the sum
     of ``weights`` at those places instead of a count when given)."""
-    if input.dim() != 1 or input._data.dtype.kind not in "iu":
-        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if (input._data < 0).any():
+    if input._data.dtype.kind not in "iu":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(input.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if input.dim() != 1 or (input._data < 0).any():
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and weights.shape != input.shape:
         raise RuntimeError("weights should be 1-d and have the same length as input")
@@ -509,6 +512,8 @@ def unravel_index(indices: Any, shape: Any) -> tuple:
     if data.dtype.kind not in "iu":
         raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype if isinstance(indices, Tensor) else type(indices)}")
     shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(size < 0 for size in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
     # as PyTorch: indices out of range are not refused, they wrap around (Python's // and %)
     coordinates, rest = [], data.astype(np.int64)
     for size in reversed(shape):
