@@ -4,9 +4,12 @@ None of these changes a value (or only moves, copies, sums them: trace, kron, re
 samples are any shape up to 3 dims, 0-dim included where PyTorch takes it. Ops that return several
 tensors (split, unbind, meshgrid) have every output's values, ``grad_fn`` and gradient compared.
 
+Samples avoid empty outputs (an empty split piece, narrow of length 0, a diagonal past the corner):
+glasstorch's gradgradcheck refuses an empty grad_output, whose numpy strides are 0, as overlapping.
+
 Factories with no tensor input (``tril_indices``, ``triu_indices``) run with an ``op`` that ignores
 the sample. ``logspace`` and ``range`` are tested in ``test_docexamples_ops.py`` (``logspace_range``),
-``broadcast_shapes`` (shapes in, a shape out) in ``test_tensor_api.py``.
+``broadcast_shapes`` (shapes in, a shape out) in ``test_vs_torch.py``.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
-from .core import (MATRICES, NONEMPTY_DIMS, SHAPES, ErrorInput, NoGrad, OpInfo, SampleInput, array, dim_of,
+from .core import (MATRICES, SHAPES, ErrorInput, NoGrad, OpInfo, SampleInput, array, dim_of,
                    index_array)
 
 SMALL = array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3)
@@ -397,7 +400,8 @@ def _vander(draw: Callable) -> SampleInput:
 
 
 def _combinations(draw: Callable) -> SampleInput:
-    """r at most the length without replacement (no empty result: gradgradcheck refuses one)."""
+    """r at most the length without replacement: an empty (0, r) result would be refused by
+    glasstorch's gradgradcheck (numpy gives an empty array stride 0)."""
     shape, with_replacement = draw(VECTORS), draw(st.booleans())
     r = draw(st.integers(0, 3 if with_replacement else min(shape[0], 3)))
     return SampleInput(array(draw, shape), (), {"r": r, "with_replacement": with_replacement})
@@ -413,7 +417,7 @@ def _matrix_arg(draw: Callable) -> SampleInput:
     return SampleInput(array(draw, draw(MATRICES)), (draw(st.integers(-2, 2)),))
 
 
-def _square(draw: Callable) -> SampleInput:
+def _matrix(draw: Callable) -> SampleInput:
     n = draw(st.integers(1, 3))
     return SampleInput(array(draw, (n, draw(st.integers(1, 3)))))
 
@@ -428,8 +432,8 @@ VIEWS = [
     # a transposed matrix cannot be viewed flat: reshape copies (UnsafeViewBackward0 after CloneBackward0)
     OpInfo("reshape", one(lambda draw, shape: ((-1,), {}), shapes=MATRICES), variant="copy",
            op=lambda lib, x, shape: x.t().reshape(shape), method=False),
-    # the same bytes read as another dtype (not differentiable): int16 halves, int64 doubles the
-    # element size of float32, so the last dim changes
+    # the same bytes read as another dtype (not differentiable): the last dim of a float32 tensor
+    # doubles as int16 and halves as int64
     OpInfo("view", one(_same_bytes, shapes=SMALL), variant="dtype", op=lambda lib, x, dtype: x.view(getattr(lib, dtype)),
            method=False, supports_grad=False,
            error_inputs=lambda: [error((2, 3), "int64", match="self.size(-1) must be divisible by 2 to view Float as Long")]),
@@ -627,7 +631,7 @@ COPIES = [
            error_inputs=lambda: [error((2, 3), 0, 1, 1, match="diagonal dimensions cannot be identical"),
                                  error((2,), 0, 0, 2, error=IndexError, match="Dimension out of range")]),
     OpInfo("diagflat", one(lambda draw, shape: ((draw(st.integers(-2, 2)),), {})), other_dtypes=("int64", "bool")),
-    OpInfo("trace", _square, other_dtypes=("int64", "bool"),
+    OpInfo("trace", _matrix, other_dtypes=("int64", "bool"),
            error_inputs=lambda: [error((3,), match="expected a matrix")]),
     OpInfo("kron", _kron, supports_out=True, other_dtypes=("int64",)),
     OpInfo("inner", _inner, supports_out=True, other_dtypes=("int64",),
