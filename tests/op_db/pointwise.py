@@ -316,6 +316,8 @@ ARITHMETIC_OPS = [
            inplace="remainder_"),
     OpInfo("remainder", reflected("nonzero"), variant="number_dividend", op=lambda lib, x: lib.remainder(2.5, x),
            method=False, supports_grad=False),
+    # floor_divide, heaviside and remainder(number, x) record PyTorch's Node "NotImplemented" on inputs
+    # that require grad; the drivers cannot compare them (a backward through it is an error)
     OpInfo("floor_divide", _no_grad(binary(other_kind="nonzero")), inplace="floor_divide_", supports_out=True,
            supports_grad=False, other_dtypes=("int64",), skips={"inplace": NO_DERIVATIVE},
            error_inputs=_refused(INTS, np.array([0, 1]), error=RuntimeError, match="ZeroDivisionError")),
@@ -361,8 +363,9 @@ BINARY_OPS = [
            error_inputs=lambda: _mismatch(np.ones(3)) + [_error(np.array([1, 2]), np.array([1, 2]), np.array([1, 2]),
                                         match="Integer division with addcdiv is no longer supported")]),
     OpInfo("addcdiv", ternary("any", "any", "nonzero", value=2.0), variant="value", inplace="addcdiv_"),
-    OpInfo("nextafter", binary(), inplace="nextafter_", supports_out=True, supports_grad=False, other_dtypes=("int64",),
-           skips={"inplace": NO_DERIVATIVE}, error_inputs=_refused(INTS, INTS, match="\"nextafter_cpu\" not implemented")),
+    # odd and even values never tie: where self == other PyTorch's gradient is 0 by convention (finite differences: 1)
+    OpInfo("nextafter", binary("odd", "even"), inplace="nextafter_", supports_out=True, other_dtypes=("int64",),
+           error_inputs=_refused(INTS, INTS, match="\"nextafter_cpu\" not implemented")),
     OpInfo("heaviside", _no_grad(binary()), inplace="heaviside_", supports_out=True, supports_grad=False, other_dtypes=("int64", "bool"),
            skips={"inplace": NO_DERIVATIVE},
            error_inputs=lambda: _mismatch() + [_error(np.array([1.0, 0.0]), np.array([1, 2]),

@@ -79,8 +79,8 @@ for _name, _function in {**_METHODS, **_OPERATORS}.items():
 
 Tensor.T = property(shape.T, doc="All dims reversed.")
 Tensor.mT = property(shape.mT, doc="The last two dims swapped.")
-Tensor.__floordiv__ = lambda self, other: arithmetic.div(self, other, rounding_mode="floor")
-Tensor.__rfloordiv__ = lambda self, other: arithmetic.div(other, self, rounding_mode="floor")
+Tensor.__floordiv__ = lambda self, other: pointwise_more.floor_divide(self, other)  # (imported below)
+Tensor.__rfloordiv__ = lambda self, other: pointwise_more.floor_divide(other, self)
 Tensor.__mod__ = lambda self, other: self - arithmetic.div(self, other, rounding_mode="floor") * other
 
 

@@ -95,6 +95,26 @@ def _constant(mask: np.ndarray, like: Tensor) -> Tensor:
     return _wrap(mask.astype(like._data.dtype))
 
 
+class NotImplementedBackward(Node):
+    """PyTorch's Node for an op that has no derivative formula (floor_divide, heaviside): its name is
+    ``NotImplemented``; it keeps the output in the graph (requires_grad), and a backward through it
+    is an error."""
+
+    def name(self) -> str:
+        return "NotImplemented"
+
+    def backward(self, grad: Tensor) -> tuple:
+        raise RuntimeError(f"derivative for aten::{self._op} is not implemented")
+
+
+def _not_differentiable(out: Tensor, op: str, *operands: Any) -> Tensor:
+    return _record(out, NotImplementedBackward, tuple(v for v in operands if isinstance(v, Tensor)), _op=op)
+
+
+def _detached(value: Any) -> Any:
+    return value.detach() if isinstance(value, Tensor) else value
+
+
 # --- products and interpolation (PointwiseOps.cpp, Lerp.cpp) ---------------------------------
 class AddcmulBackward0(Node):
     """out = self + value * tensor1 * tensor2:
@@ -325,7 +345,7 @@ def _fmod_or_remainder(input: Any, other: Any, function: Any, nodes: tuple, kern
     with np.errstate(divide="ignore", invalid="ignore"):
         out = _wrap(np.asarray(function(x, y)).astype(np.result_type(x, y), copy=False))
     if not isinstance(input, Tensor):  # remainder(number, tensor): PyTorch has no derivative; the composition does
-        return _composed_remainder(input, other) if other.requires_grad else out
+        return _not_differentiable(out, "remainder", other)  # PyTorch has no derivative for this form
     if compute_requires_grad(input, other):
         if isinstance(other, Tensor):
             node = nodes[1](input, other)
@@ -346,10 +366,6 @@ def _remainder_values(x: Any, y: Any) -> np.ndarray:
     return np.where((mod != 0) & ((np.asarray(y) < 0) != (mod < 0)), mod + y, mod)
 
 
-def _composed_remainder(number: Any, other: Tensor) -> Tensor:
-    return number - (number / other).detach().floor() * other
-
-
 def fmod(input: Tensor, other: Any) -> Tensor:
     """input - trunc(input / other) * other: the remainder with the sign of ``input`` (C's fmod)."""
     return _fmod_or_remainder(input, other, np.fmod, (FmodBackward0, FmodBackward1), "fmod_cpu")
@@ -360,9 +376,10 @@ def remainder(input: Any, other: Any) -> Tensor:
     return _fmod_or_remainder(input, other, _remainder_values, (RemainderBackward0, RemainderBackward1), "remainder_cpu")
 
 
-def floor_divide(input: Tensor, other: Any) -> Tensor:
-    """floor(input / other), as Python's //."""
-    return input.div(other, rounding_mode="floor")
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """floor(input / other), as Python's // (PyTorch has no derivative for it: NotImplemented)."""
+    out = arithmetic.div(_detached(input), _detached(other), rounding_mode="floor")
+    return _not_differentiable(out, "floor_divide", input, other)
 
 
 def float_power(input: Any, exponent: Any) -> Tensor:
@@ -483,14 +500,28 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 def nextafter(input: Tensor, other: Any) -> Tensor:
     """The next floating point number after ``input`` in the direction of ``other``."""
     _check_floating("nextafter_cpu", input, other)
-    return _wrap(_values(np.nextafter, input, other))
+    out = _wrap(_values(np.nextafter, input, other))
+    return _record(out, NextafterBackward0, (input, other), self_=input, other_=other)
+
+
+class NextafterBackward0(Node):
+    """out = nextafter(self, other), one step from self towards other: d/dself = grad (the step is
+    too small to count) where self != other, and 0 where they are equal (out is other there, as
+    PyTorch counts it); d/dother = 0."""
+
+    other_: SavedTensor
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        moves = _constant(self._saved_self._data != self._saved_other._data, grad)
+        return (grad * moves if self.needs_input_grad(0) else None, grad * 0 if self.needs_input_grad(1) else None)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where input < 0, 1 where input > 0, ``values`` where input == 0 (not differentiable)."""
     if input.dtype is not values.dtype:
         raise RuntimeError(f"heaviside is not yet implemented for tensors with different dtypes")
-    return _wrap(_values(np.heaviside, input, values, floating=False))
+    return _not_differentiable(_wrap(_values(np.heaviside, input, values, floating=False)), "heaviside", input, values)
 
 
 def _integer_op(name: str, function: Any) -> Any:
