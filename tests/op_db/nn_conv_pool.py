@@ -114,7 +114,7 @@ CONV_OPS = [
     )
 ] + [
     OpInfo("nn.functional.conv2d", _padding_mode_samples, variant="padding_mode",
-           op=lambda lib, x, w, b, mode: _padded_conv(lib, x, w, b, mode)),
+           op=_padded_conv),
 ]
 
 
@@ -284,9 +284,9 @@ def fractional_samples(dims: int) -> Callable:
 
 def _fractional_errors(dims: int) -> Callable:
     def errors() -> list:
-        shape = (1, 1) + (3,) * dims
-        return [ErrorInput(SampleInput(_zeros(*shape), (2,), {"output_size": 3, "_random_samples": NoGrad(_zeros(1, 1, dims))}),
-                           RuntimeError, "too large relative to input")]
+        given = {"output_size": 3, "_random_samples": NoGrad(_zeros(1, 1, dims))}
+        return [ErrorInput(SampleInput(_zeros(1, 1, *(3,) * dims), (2,), given), RuntimeError,
+                           "too large relative to input")]
 
     return errors
 
@@ -395,16 +395,22 @@ INTERPOLATE_OPS = [
            op=lambda lib, x, recompute_scale_factor=None, **kwargs: lib.nn.functional.upsample(x, **kwargs)),
     # the deprecated shorthands take neither a mode nor align_corners
     OpInfo("nn.functional.upsample_nearest", interpolate_samples("nearest"),
-           op=lambda lib, x, size=None, scale_factor=None, **_: lib.nn.functional.upsample_nearest(x, size, scale_factor)),
+           op=lambda lib, x, size=None, scale_factor=None, **_:
+           lib.nn.functional.upsample_nearest(x, size, scale_factor)),
     OpInfo("nn.functional.upsample_bilinear", interpolate_samples("bilinear"),
-           op=lambda lib, x, size=None, scale_factor=None, **_: lib.nn.functional.upsample_bilinear(x, size, scale_factor)),
+           op=lambda lib, x, size=None, scale_factor=None, **_:
+           lib.nn.functional.upsample_bilinear(x, size, scale_factor)),
 ]
 
 
 # --- fold, unfold, pixel and channel shuffles ----------------------------------------------------------
+def _block_geometry(draw: Callable) -> dict:
+    return {"dilation": draw(st.integers(1, 2)), "padding": draw(st.integers(0, 1)), "stride": draw(st.integers(1, 2))}
+
+
 def unfold_samples(draw: Callable) -> SampleInput:
     kernel = tuple(draw(st.integers(1, 2)) for _ in range(2))
-    kwargs = {"dilation": draw(st.integers(1, 2)), "padding": draw(st.integers(0, 1)), "stride": draw(st.integers(1, 2))}
+    kwargs = _block_geometry(draw)
     size = tuple(kwargs["dilation"] * (k - 1) + 1 + draw(st.integers(0, 2)) for k in kernel)
     lead = (draw(st.integers(1, 2)),) * draw(st.integers(0, 1))
     return SampleInput(array(draw, lead + (draw(st.integers(1, 2)),) + size), (kernel,), kwargs)
@@ -412,7 +418,7 @@ def unfold_samples(draw: Callable) -> SampleInput:
 
 def fold_samples(draw: Callable) -> SampleInput:
     kernel = tuple(draw(st.integers(1, 2)) for _ in range(2))
-    kwargs = {"dilation": draw(st.integers(1, 2)), "padding": draw(st.integers(0, 1)), "stride": draw(st.integers(1, 2))}
+    kwargs = _block_geometry(draw)
     size = tuple(kwargs["dilation"] * (k - 1) + 1 + draw(st.integers(0, 2)) for k in kernel)
     blocks = [(n + 2 * kwargs["padding"] - kwargs["dilation"] * (k - 1) - 1) // kwargs["stride"] + 1
               for n, k in zip(size, kernel)]
@@ -458,7 +464,8 @@ def _pixel_unshuffle_errors() -> list:
 
 
 def _channel_shuffle_errors() -> list:
-    return [ErrorInput(SampleInput(_zeros(1, 3, 2), (2,)), RuntimeError, "Number of channels must be divisible by groups")]
+    return [ErrorInput(SampleInput(_zeros(1, 3, 2), (2,)), RuntimeError,
+                       "Number of channels must be divisible by groups")]
 
 
 SHUFFLE_OPS = [
@@ -525,7 +532,10 @@ ATTENTION_OPS = [
     # dims into one bmm and views the result back (_unsafe_view): the last Node differs
     OpInfo("nn.functional.scaled_dot_product_attention", sdpa_samples, error_inputs=_sdpa_errors,
            grad_fn_difference=("MatmulBackward0", "UnsafeViewBackward0")),
-    OpInfo("nn.functional.multi_head_attention_forward", mha_samples),
+    # the key's share of in_proj_bias shifts every score of a row alike, which softmax ignores: its
+    # gradient is 0 up to rounding, and the two libraries round differently
+    OpInfo("nn.functional.multi_head_attention_forward", mha_samples,
+           tolerances={"float64": (1e-12, 1e-13), "float32": (2e-6, 1e-5)}),
 ]
 
 

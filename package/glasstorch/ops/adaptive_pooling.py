@@ -4,9 +4,9 @@
 Mirrors aten/src/ATen/native/AdaptiveMaxPooling2d.cpp and AdaptiveMaxPooling3d.cpp. Along each
 spatial dim, output position ``i`` takes the maximum of input positions ``floor(i * in / out)`` to
 ``ceil((i + 1) * in / out)`` (the windows of adaptive average pooling, pooling.py) and remembers
-where it was, as a flat position in the (H, W) plane or (T, H, W) volume. The forward loops over the (few) output positions, each a vectorised maximum over
-a block of the input; the backward sends each gradient to its maximum's position (a scatter-add,
-recorded, so create_graph works).
+where it was, as a flat position in the (H, W) plane or (T, H, W) volume. The forward loops over the
+(few) output positions, each a vectorised maximum over a block of the input; the backward sends each
+gradient to its maximum's position (a scatter-add, recorded, so create_graph works).
 """
 from __future__ import annotations
 
