@@ -89,6 +89,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
         bad = input if input._data.ndim != 2 else mat2
         raise RuntimeError(f"{'self' if bad is input else 'mat2'} must be a matrix")
     _check_dtypes(input, mat2)
+    if input._data.dtype == np.bool_:  # PyTorch has no bool kernel for matrix products
+        raise NotImplementedError('"addmm_impl_cpu_" not implemented for \'Bool\'')
     if input._data.shape[1] != mat2._data.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({_shape_text(input._data.shape)} and {_shape_text(mat2._data.shape)})"
