@@ -13,6 +13,7 @@ the sample. ``logspace`` and ``range`` are tested in ``test_docexamples_ops.py``
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable
 
 import numpy as np
@@ -102,6 +103,17 @@ def list_op(name: str) -> Callable:
 def unpacked(name: str) -> Callable:
     """``lib.<name>(*tensors)``: ops that take the tensors as separate arguments."""
     return lambda lib, tensors, *args, **kwargs: getattr(lib, name)(*tensors, *args, **kwargs)
+
+
+def _without_warnings(op: Callable) -> Callable:
+    """``op`` with its warnings silenced (meshgrid without indexing= warns, in both libraries, that
+    it will be required; the call is still checked)."""
+    def call(*args: Any, **kwargs: Any) -> Any:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return op(*args, **kwargs)
+
+    return call
 
 
 def method(name: str) -> Callable:
@@ -560,6 +572,7 @@ JOINS = [
     OpInfo("atleast_2d", one(), method=False),
     OpInfo("atleast_3d", one(), method=False),
     OpInfo("atleast_3d", several(SHAPES), variant="list", op=list_op("atleast_3d"), method=False),
+    OpInfo("atleast_2d", several(SHAPES), variant="varargs", op=unpacked("atleast_2d"), method=False),
     OpInfo("block_diag", several(array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3)),
            op=unpacked("block_diag"), method=False, other_dtypes=("int64",),
            error_inputs=lambda: [error([(2, 2, 2)], match="Input tensors must have 2 or fewer dimensions")]),
@@ -568,6 +581,8 @@ JOINS = [
     OpInfo("meshgrid", _meshgrid("ij"), variant="ij", op=unpacked("meshgrid"), method=False,
            error_inputs=lambda: [error([(2, 2)], indexing="ij", match="Expected 0D or 1D tensor in the tensor list"),
                                  error([(2,)], indexing="yx", match='indexing must be one of "xy" or "ij"')]),
+    OpInfo("meshgrid", lambda draw: SampleInput(_meshgrid("ij")(draw).input), variant="default",
+           op=_without_warnings(unpacked("meshgrid")), method=False),
     OpInfo("meshgrid", _meshgrid("xy"), variant="xy", op=unpacked("meshgrid"), method=False, other_dtypes=("int64",)),
 ]
 
