@@ -378,7 +378,7 @@ OPS = [
     OpInfo("argmin", full("ties"), supports_grad=False, other_dtypes=("int64",)),
     OpInfo("argmin", along("ties"), variant="dim", supports_grad=False, supports_out=True,
            error_inputs=errors(bad_dim(-3))),
-    OpInfo("aminmax", full("distinct"), other_dtypes=("int64",)),
+    OpInfo("aminmax", full("distinct"), other_dtypes=("int64", "bool")),
     OpInfo("aminmax", along("ties", keepdim=True, dim_key="dim"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),
     OpInfo("aminmax", along("distinct", dim_key="dim"), variant="dim",
            error_inputs=errors(bad_dim(dim=2),
@@ -398,9 +398,9 @@ OPS = [
     OpInfo("count_nonzero", along("zeros", dims=True, keepdim=False), variant="dim", supports_grad=False,
            error_inputs=errors(bad_dim(2))),
     # variance and standard deviation
-    OpInfo("var", statistic(), error_inputs=errors(bad_dim(2))),
+    OpInfo("var", statistic(), other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
     OpInfo("var", statistic(always_dim=True), variant="dim", supports_out=True),  # (out= needs a dim in PyTorch)
-    OpInfo("std", statistic("distinct"), error_inputs=errors(bad_dim(2))),
+    OpInfo("std", statistic("distinct"), other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
     OpInfo("var", zero_dim(), variant="0-dim", skips={"gradcheck": "the variance of one element is nan (0 / 0)",
                                                       "gradgradcheck": "nan, as gradcheck"}),
     OpInfo("std", statistic("distinct", always_dim=True), variant="dim", supports_out=True),
@@ -411,7 +411,7 @@ OPS = [
            error_inputs=errors(ErrorInput(SampleInput(INTEGERS), RuntimeError,
                                           "std_mean only support floating point and complex dtypes"))),
     # norms and the log-sum-exp family
-    OpInfo("norm", norm_samples, supports_out=True, other_dtypes=("int64",)),
+    OpInfo("norm", norm_samples, supports_out=True, other_dtypes=("int64", "bool")),
     OpInfo("dist", dist_samples, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (np.ones((2, 2)),)), RuntimeError,
                                           "must match the size of tensor b"))),
@@ -435,17 +435,17 @@ OPS = [
     OpInfo("cumprod", scan_samples("nonzero"), inplace="cumprod_", supports_out=True, other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(-3))),
     OpInfo("cumprod", scan_samples("ties"), variant="zeros"),
-    OpInfo("logcumsumexp", scan_samples(), supports_out=True, error_inputs=errors(bad_dim(2))),
+    OpInfo("logcumsumexp", scan_samples(), supports_out=True, other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
     OpInfo("cummax", scan_samples("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(2))),
     OpInfo("cummin", scan_samples("distinct"), other_dtypes=("int64", "bool"), error_inputs=errors(bad_dim(-3))),
     # order statistics
-    OpInfo("median", full("distinct"), other_dtypes=("int64",)),
+    OpInfo("median", full("distinct"), other_dtypes=("int64", "bool")),
     OpInfo("median", along("distinct"), variant="dim", other_dtypes=("int64",), error_inputs=errors(bad_dim(2))),
     OpInfo("median", along("ties"), variant="dim-ties", skips=NOT_DIFFERENTIABLE_AT_TIES),  # PyTorch's index
     OpInfo("median", zero_dim(), variant="0-dim"),
     OpInfo("nanmedian", full("nan", NAN_SHAPES)),
     OpInfo("nanmedian", along("nan", shapes=NAN_SHAPES), variant="dim", error_inputs=errors(bad_dim(-3))),
-    OpInfo("kthvalue", kthvalue_samples(), other_dtypes=("int64",),
+    OpInfo("kthvalue", kthvalue_samples(), other_dtypes=("int64", "bool"),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (4, 1)), RuntimeError,
                                           "selected number k out of range"), bad_dim(1, 2))),
     OpInfo("kthvalue", kthvalue_samples("ties"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),  # PyTorch's index
@@ -453,7 +453,7 @@ OPS = [
     OpInfo("mode", zero_dim(), variant="0-dim"),
     OpInfo("mode", mode_samples, skips=NOT_DIFFERENTIABLE_AT_TIES, other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2))),
-    OpInfo("quantile", quantile_samples(), supports_out=True,
+    OpInfo("quantile", quantile_samples(), supports_out=True, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (1.5,)), RuntimeError, "q must be in the range [0, 1]"),
                                ErrorInput(SampleInput(INTEGERS, (0.5,)), RuntimeError,
                                           "input tensor must be either float or double dtype"),
@@ -464,6 +464,7 @@ OPS = [
     # sums and means that skip NaN
     OpInfo("nansum", full("nan", NAN_SHAPES), other_dtypes=("int64",)),
     OpInfo("nansum", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", supports_out=True,
+           other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2))),
     OpInfo("nanmean", full("nan", NAN_SHAPES), other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(INTEGERS), RuntimeError,
@@ -478,13 +479,13 @@ OPS = [
                                ErrorInput(SampleInput(ERR_2x3, (), {"append": np.ones(3)}), RuntimeError,
                                           "diff expects prepend or append to be the same dimension as input"))),
     OpInfo("diff", diff_empty, variant="empty", supports_gradgrad=False),  # (gradgradcheck refuses an empty gradient)
-    OpInfo("gradient", gradient_samples, method=False,
+    OpInfo("gradient", gradient_samples, method=False, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(np.ones((1, 3)), (), {"dim": 0}), RuntimeError,
                                           "expected each dimension size to be at least"),
                                ErrorInput(SampleInput(np.ones((3, 3)), (), {"spacing": [1.0, 2.0, 3.0]}), RuntimeError,
                                           "a list of length equal to 'self.dim() = 2'"))),
     OpInfo("gradient", gradient_coordinates, variant="coordinates", method=False),
-    OpInfo("cov", cov_samples, error_inputs=errors(
+    OpInfo("cov", cov_samples, other_dtypes=("int64", "bool"), error_inputs=errors(
         ErrorInput(SampleInput(np.ones((2, 2, 2))), RuntimeError, "expected input to have two or fewer dimensions"),
         ErrorInput(SampleInput(ERR_2x3, (), {"fweights": NoGrad(np.ones(3))}), RuntimeError,
                    "expected fweights to have integral dtype"),
@@ -492,7 +493,7 @@ OPS = [
                    "fweights cannot be negative"),
         ErrorInput(SampleInput(ERR_2x3, (), {"aweights": NoGrad(np.ones(2))}), RuntimeError,
                    "expected aweights to have the same numel as there are observations"))),
-    OpInfo("corrcoef", full("any", st.sampled_from([(2, 4), (3, 3), (3,), (1, 4)])),
+    OpInfo("corrcoef", full("any", st.sampled_from([(2, 4), (3, 3), (3,), (1, 4)])), other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(np.ones((2, 2, 2))), RuntimeError,
                                           "corrcoef(): expected input to have two or fewer dimensions")),
            tolerances={"float32": (1e-4, 1e-5)}),  # a quotient of sums: float32 rounding grows
@@ -504,15 +505,16 @@ OPS = [
            skips=NOT_DIFFERENTIABLE_AT_TIES),                                                   # their order
 
     OpInfo("sort", zero_dim(), variant="0-dim"),
-    OpInfo("argsort", along("distinct", keepdim=False), supports_grad=False, other_dtypes=("int64",),
+    OpInfo("argsort", along("distinct", keepdim=False), supports_grad=False, other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(-3))),
     OpInfo("argsort", along("ties", keepdim=False, dim_key="dim", stable=True, descending=True), variant="stable",
            supports_grad=False),
-    OpInfo("msort", full("distinct", NONEMPTY_DIMS), other_dtypes=("int64",)),
+    OpInfo("msort", full("distinct", NONEMPTY_DIMS), other_dtypes=("int64", "bool")),
     OpInfo("topk", zero_dim(), variant="0-dim", op=lambda lib, x, dim: lib.topk(x, 1, dim), method=False),
-    OpInfo("topk", topk_samples, other_dtypes=("int64",),
+    OpInfo("topk", topk_samples, other_dtypes=("int64", "bool"),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (4,)), RuntimeError, "selected index k out of range"))),
     OpInfo("unique", unique_samples, supports_grad=False, other_dtypes=("int64", "bool")),
+    OpInfo("cummax", scan_samples("ties"), variant="ties", skips=NOT_DIFFERENTIABLE_AT_TIES),  # the last of ties
     # histograms (not differentiable: a count does not move when a value moves a little)
     OpInfo("histc", histc_samples, supports_grad=False, supports_out=True, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (0,)), RuntimeError, "bins must be > 0"),
@@ -522,7 +524,7 @@ OPS = [
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, (0,)), RuntimeError, "bins must be > 0"),
                                ErrorInput(SampleInput(ERR_2x3, (NoGrad(np.ones((2, 2))),)), RuntimeError,
                                           "bins tensor should have one dimension"))),
-    OpInfo("histogramdd", histogramdd_samples, supports_grad=False, method=False,
+    OpInfo("histogramdd", histogramdd_samples, supports_grad=False, method=False, other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(ERR_2x3, ([2, 2],)), RuntimeError,
                                           "The size of bins must be equal to the innermost dimension"))),
 ]

@@ -100,7 +100,14 @@ def _median_of_all(input: Tensor, ignore_nan: bool, node_class: type) -> Tensor:
     return out
 
 
+def _not_implemented_for(input: Tensor, kernel: str, kinds: str) -> None:
+    """PyTorch's refusal of a dtype its kernel has no version for (``kinds``: numpy's dtype kinds)."""
+    if input._data.dtype.kind in kinds:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(input.dtype)}'")
+
+
 def _median(input: Tensor, dim: int | None, keepdim: bool, ignore_nan: bool) -> Any:
+    _not_implemented_for(input, "median_cpu" if dim is None else "median_out", "b")
     if dim is None:
         return _median_of_all(input, ignore_nan, NanmedianBackward0 if ignore_nan else MedianBackward0)
     node_class, return_type = ((NanmedianBackward1, return_types_nanmedian) if ignore_nan else
@@ -212,6 +219,7 @@ def nanquantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = F
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
     """``(values, indices)`` of the k-th smallest element (k counts from 1) along ``dim``. Where
     the k-th value occurs more than once, the index is the one PyTorch reports (see _quickselect)."""
+    _not_implemented_for(input, "kthvalue_cpu", "b")
     axis = _axis(input, dim)
     data = input._data.reshape(input._data.shape or (1,))
     if not 1 <= k <= data.shape[axis]:
@@ -368,6 +376,7 @@ def _finite_max(data: np.ndarray, axis: int) -> np.ndarray:
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
     """log(cumsum(exp(x))) along ``dim``, shifted by the max so that exp never overflows."""
+    _not_implemented_for(input, "logcumsumexp_out_cpu", "biu")
     axis = _axis(input, dim)
     data = input._data.reshape(input._data.shape or (1,))
     if data.size:
@@ -590,6 +599,8 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, a
     with optional integer frequency weights and float observation weights."""
     if input.dim() > 2:
         raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with {input.dim()} dimensions")
+    if input.dtype is dtypes.bool:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = input.reshape(1, -1) if input.dim() < 2 else input
     _check_cov_weights(fweights, "fweights", x.shape[1])
     _check_cov_weights(aweights, "aweights", x.shape[1])
