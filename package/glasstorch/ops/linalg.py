@@ -430,19 +430,25 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 
 # --- the determinant (issue 17): torch.det, torch.linalg.det ---------------------------------------
 class LinalgDetBackward0(Node):
-    """out = det(A):  d/dA = grad * adj(A)^T, the cofactor matrix (= det(A) * inv(A)^T when A is
-    invertible). Computed from the SVD A = U S V^T, which a singular A has too:
+    """out = det(A):  d/dA = grad * adj(A)^T, the cofactor matrix. For an invertible A it is
+    det(A) * inv(A)^T, written with tensor ops (so it can be differentiated again). A singular A has
+    no inverse; its cofactors come from the SVD A = U S V^T:
     adj(A)^T = det(U) det(V) U diag(prod_{j != i} s_j) V^T. (PyTorch's ``linalg_det_backward``
     uses the LU factors it saved, ``_saved_LU``/``_saved_pivots``, and the SVD for singular A.)
-    Simplified: computed with numpy, so it is not differentiable again."""
+    Simplified: the singular case is computed with numpy, so it is not differentiable again."""
 
     A_: SavedTensor
     result_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
+        A, result = self._saved_A, self._saved_result
+        if np.all(result._data != 0):
+            from .linalg_solve import inv
+
+            return ((grad * result).unsqueeze(-1).unsqueeze(-1) * inv(A).mT,)
         if grad._requires_grad:
-            raise RuntimeError("glasstorch: the double backward of det is not implemented")
-        u, s, vh = np.linalg.svd(self._saved_A._data)
+            raise RuntimeError("glasstorch: the double backward of det at a singular matrix is not implemented")
+        u, s, vh = np.linalg.svd(A._data)
         n = s.shape[-1]
         others = np.where(np.eye(n, dtype=bool), 1, s[..., None, :]).prod(-1)  # prod_{j != i} s_j
         sign = np.linalg.det(u) * np.linalg.det(vh)
