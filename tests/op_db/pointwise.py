@@ -58,7 +58,8 @@ def integer_pair(low: int = -20, high: int = 20, other_low: int | None = None) -
         shapes = draw(mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3))
         rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
         first, second = shapes.input_shapes
-        return SampleInput(rng.integers(low, high, first), (rng.integers(low if other_low is None else other_low, high, second),))
+        other = rng.integers(low if other_low is None else other_low, high, second)
+        return SampleInput(rng.integers(low, high, first), (other,))
 
     return samples
 
@@ -68,10 +69,11 @@ def integer_unary(draw: Callable) -> SampleInput:
 
 
 def bool_pair(draw: Callable) -> SampleInput:
+    """Two bool tensors that broadcast (bitwise_and of masks)."""
     shapes = draw(mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3))
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    return SampleInput(*(rng.integers(0, 2, shape).astype(bool) for shape in shapes.input_shapes[:1]),
-                       (rng.integers(0, 2, shapes.input_shapes[1]).astype(bool),))
+    first, second = (rng.integers(0, 2, shape).astype(bool) for shape in shapes.input_shapes)
+    return SampleInput(first, (second,))
 
 
 def ldexp_samples(draw: Callable) -> SampleInput:
@@ -148,7 +150,7 @@ def _fmod_samples(draw: Callable) -> SampleInput:
     quotient = array(draw, np.broadcast_shapes(first, second), "any") * 2
     quotient = np.floor(quotient) + 0.2 + 0.6 * (quotient - np.floor(quotient))  # fractional part in [0.2, 0.8]
     dividend = quotient * divisor
-    return SampleInput(np.ascontiguousarray(dividend.reshape(np.broadcast_shapes(first, second))), (divisor,))
+    return SampleInput(dividend, (divisor,))  # (the dividend has the broadcast shape)
 
 
 def _error(*args: Any, error: type = RuntimeError, match: str, **kwargs: Any) -> ErrorInput:
@@ -182,8 +184,9 @@ def _unary_entry(name: str, kind: str = "any", *, out: bool = True, dtypes_other
 
 ZERO_TENSOR = ("PyTorch's gradient of sgn for a real input is an efficient ZeroTensor, which the comparison "
                "cannot read (as_numpy refuses it); sgn-values compares the values")
-NO_INPLACE_DERIVATIVE = ("PyTorch has no derivative for it in place (NotImplementedError: the derivative for "
-                         "'inplace version of ...' is not implemented); glasstorch computes one")
+NO_INPLACE_DERIVATIVE = ("PyTorch records it in place (AcoshBackward1) but a backward through it is an error "
+                         "(NotImplementedError: the derivative for 'inplace version of ...'), in glasstorch too: "
+                         "the in-place check ends with a backward")
 
 NO_DERIVATIVE = ("PyTorch has no derivative for it: the in-place check, which runs on a tensor that requires grad, "
                  "fails in PyTorch (derivative for aten::..._ is not implemented)")

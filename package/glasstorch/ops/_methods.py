@@ -188,6 +188,9 @@ _TENSOR_API_METHODS.update(float_power_=inplace.float_power_, bitwise_and=compar
                            bitwise_or=comparison.bitwise_or, bitwise_xor=comparison.bitwise_xor,
                            bitwise_not=comparison.bitwise_not)
 _TENSOR_API_METHODS.update({name + "_": inplace.comparison_inplace(name) for name in ("eq", "ne", "lt", "le", "gt", "ge")})
+# PyTorch records these in place but cannot differentiate them (the backward is its error)
+_TENSOR_API_METHODS.update(acosh_=inplace.acosh_, arccosh_=inplace.acosh_, asinh_=inplace.asinh_,
+                           arcsinh_=inplace.asinh_, atanh_=inplace.atanh_, arctanh_=inplace.atanh_)
 # PyTorch's other names of the same methods (torch.absolute is abs, torch.greater is gt, ...)
 _TENSOR_API_METHODS.update(absolute=pointwise.abs, absolute_=_inplace_twin(pointwise.abs), negative=arithmetic.neg,
                            negative_=inplace.neg_, clip_=inplace.clamp_, not_equal=comparison.ne,

@@ -305,6 +305,18 @@ def comparison_inplace(name: str) -> Callable:
     return compare_
 
 
+def acosh_(tensor: Tensor) -> Tensor:
+    return apply_inplace(tensor, pointwise.without_derivative, pointwise.acosh, pointwise.AcoshBackward1)
+
+
+def asinh_(tensor: Tensor) -> Tensor:
+    return apply_inplace(tensor, pointwise.without_derivative, pointwise.asinh, pointwise.AsinhBackward1)
+
+
+def atanh_(tensor: Tensor) -> Tensor:
+    return apply_inplace(tensor, pointwise.without_derivative, pointwise.atanh, pointwise.AtanhBackward1)
+
+
 def neg_(tensor: Tensor) -> Tensor:
     return apply_inplace(tensor, arithmetic.neg)
 

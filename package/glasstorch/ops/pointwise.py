@@ -439,6 +439,32 @@ def atanh(input: Tensor) -> Tensor:
     return _unary(input, _quiet(np.arctanh, floating_data(input)), AtanhBackward0, save_input=True)
 
 
+class AcoshBackward1(Node):
+    """``x.acosh_()``: PyTorch records the in-place op but has no derivative for it; a backward
+    through it is PyTorch's error."""
+
+    _op = "acosh"
+
+    def backward(self, grad: Tensor) -> tuple:
+        raise NotImplementedError(f"the derivative for 'inplace version of {self._op}' is not implemented.")
+
+
+class AsinhBackward1(AcoshBackward1):
+    _op = "asinh"
+
+
+class AtanhBackward1(AcoshBackward1):
+    _op = "atanh"
+
+
+def without_derivative(input: Tensor, function: Any, node_class: type) -> Tensor:
+    """``function(input)`` recorded with ``node_class``, whose backward is an error (acosh_ ...)."""
+    out = function(input.detach())
+    if compute_requires_grad(input):
+        set_history(out, node_class(input))
+    return out
+
+
 class Atan2Backward0(Node):
     """out = atan2(self, other), the angle of the point (other, self):
     d/dself = other / (self**2 + other**2),  d/dother = -self / (self**2 + other**2)
