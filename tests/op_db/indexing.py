@@ -481,6 +481,17 @@ def _as_strided_scatter_samples(draw: Callable) -> SampleInput:
     return SampleInput(array(draw, (3, 3)), (array(draw, size), size, stride, offset))
 
 
+def _fill_diagonal_samples(draw: Callable) -> SampleInput:
+    """A square matrix, a cube, or a tall/wide matrix (``wrap`` matters for one more than a row taller)."""
+    shape = draw(st.sampled_from([(3, 3), (2, 2, 2), (2, 4), (4, 2), (7, 3)]))
+    return SampleInput(array(draw, shape), (-1.5,), {"wrap": draw(st.booleans())})
+
+
+def _fill_diagonal(lib: Any, x: Any, value: Any, **kwargs: Any) -> Any:
+    """``fill_diagonal_`` (a method only) on a non-leaf copy of x."""
+    return (x * 1).fill_diagonal_(value, **kwargs)
+
+
 _SLOT_ERRORS = lambda *args: lambda: [  # noqa: E731
     ErrorInput(SampleInput(_F((2, 3)), (_F((5,)), *args)), RuntimeError,
                "expected src to have a size equal to the slice of self")]
@@ -494,6 +505,9 @@ WRITING = [
         ErrorInput(SampleInput(_F((2, 3)), (_long([0, 1]), _F((3,)))), IndexError,
                    "Expected source and index to have the same number of elements")]),
     OpInfo("put", _put_samples(True), variant="accumulate", inplace="put_"),
+    OpInfo("fill_diagonal_", _fill_diagonal_samples, op=_fill_diagonal, method=False, error_inputs=lambda: [
+        ErrorInput(SampleInput(_F((2, 3, 3)), (1.0,)), RuntimeError, "all dimensions of input must be of equal length"),
+        ErrorInput(SampleInput(_F((3,)), (1.0,)), RuntimeError, "dimensions must larger than 1")]),
     OpInfo("select_scatter", _select_scatter_samples, other_dtypes=_INT_BOOL, error_inputs=_SLOT_ERRORS(0, 0)),
     OpInfo("slice_scatter", _slice_scatter_samples, error_inputs=_SLOT_ERRORS(0)),
     OpInfo("diagonal_scatter", _diagonal_scatter_samples, error_inputs=_SLOT_ERRORS()),

@@ -226,15 +226,23 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 
 def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
-    """Fill the main diagonal (all dims equal, or a 2-D matrix) in place; ``wrap``: for a tall
-    matrix, start again N + 1 rows down, as numpy's fill_diagonal."""
+    """Fill the main diagonal (all dims equal, or a 2-D matrix) in place. As PyTorch: ``fill_`` on
+    a strided view of the diagonal (so the graph records CopySlices); ``wrap``, for a matrix more
+    than one row taller than wide: the diagonal starts again every ``width + 1`` rows."""
     if input.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
     if input.dim() > 2 and len(set(input.shape)) != 1:
         raise RuntimeError("all dimensions of input must be of equal length")
-    mask = np.zeros(input._data.shape, dtype=bool)
-    np.fill_diagonal(mask, True, wrap=wrap)
-    return apply_inplace(input, lambda x: x.masked_fill(_wrap(mask), fill_value))
+    strides = input.stride()
+    step = sum(strides)  # one step along every dim at once
+    size = min(input.shape)
+    input.as_strided((size,), (step,), input.storage_offset()).fill_(fill_value)
+    height, width = input.shape[0], input.shape[-1]
+    if wrap and input.dim() == 2 and height > width + 1:
+        wrapped = (input.numel() + width) // (width + 1) - size  # the diagonals' places after the first
+        offset = input.storage_offset() + strides[0] * (width + 1)
+        input.as_strided((wrapped,), (step,), offset).fill_(fill_value)
+    return input
 
 
 def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
