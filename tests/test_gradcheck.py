@@ -116,6 +116,17 @@ class TestGradcheckItself:
         assert "1. " in message and "0.5" in message  # d(b*b)/db = 2b = 1 measured, b = 0.5 claimed
         assert isinstance(info.value, RuntimeError)
 
+    def test_an_expanded_input_is_refused_but_an_empty_one_is_not(self):
+        """Expanded memory (stride 0 over several elements) cannot be perturbed one element at a
+        time; an empty tensor has no element at all, whatever strides numpy gives it (PyTorch
+        accepts both empty inputs and empty outputs, and so must gradgradcheck's grad_outputs)."""
+        expanded = gt.tensor([1.0], dtype=gt.float64).expand(3).requires_grad_()
+        with pytest.raises(RuntimeError, match="stride 0"):
+            gradcheck(lambda t: t * 2, (expanded,))
+        assert gradcheck(lambda t: t * 2, (gt.empty(0, 3, dtype=gt.float64, requires_grad=True),))
+        x = gt.tensor([1.0, 2.0], dtype=gt.float64, requires_grad=True)
+        assert gradgradcheck(lambda t: (t * t)[:0], (x,))
+
     def test_raise_exception_false_returns_false(self):
         x = gt.tensor([1.0, 2.0], dtype=gt.float64, requires_grad=True)
         assert gradcheck(self.WrongSquare.apply, (x,), raise_exception=False) is False

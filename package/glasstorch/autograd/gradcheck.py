@@ -53,7 +53,8 @@ def _check_inputs(inputs: tuple) -> list[int]:
                 "check anything: pass float64 inputs (.double())."
             )
         data = value._data
-        if any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
+        # (an empty tensor has no element to overlap: numpy may give it 0 strides)
+        if data.size and any(stride == 0 and size > 1 for stride, size in zip(data.strides, data.shape)):
             raise RuntimeError(
                 f"The {i}th input has a dimension with stride 0. gradcheck only supports inputs that are "
                 "non-overlapping to be able to compute the numerical gradients correctly. You should "
