@@ -354,7 +354,11 @@ class ScatterReduceBackward0(Node):
     excludes it (a place no index reaches keeps self's value, which then contributes alone).
     The gradient of a contributor: sum 1; mean 1/N; prod the product of the other contributors;
     amax/amin shared evenly by the contributors equal to the result (``scatter_reduce_backward``
-    in ``FunctionsManual.cpp``). Simplified: computed with numpy, so it is not differentiable again."""
+    in ``FunctionsManual.cpp``). For sum, mean, amax and amin that gradient is grad times a weight
+    that does not change under small changes of the inputs (1, 1/N, 1/ties), so the backward is
+    ``grad * w_self`` and ``grad.gather(dim, index) * w_src``, tensor ops that can be differentiated
+    again. Simplified: prod's gradient (products of the others) is computed with numpy, so it is
+    not differentiable again."""
 
     dim: int
     include_self: bool
@@ -365,20 +369,26 @@ class ScatterReduceBackward0(Node):
     src_: SavedTensor
 
     def backward(self, grad: Tensor) -> tuple:
-        if grad._requires_grad:
-            raise RuntimeError("glasstorch: the double backward of scatter_reduce is not implemented")
+        linear = self.reduce != "prod"
+        if grad._requires_grad and not linear:
+            raise RuntimeError("glasstorch: the double backward of scatter_reduce with reduce='prod' is not implemented")
         self_, result = _as_nd(self._saved_self._data), _as_nd(self._saved_result._data)
         index = _as_nd(self._saved_index._data)
         src = _as_nd(self._saved_src._data)[tuple(slice(0, n) for n in index.shape)]  # the src values used
-        at, g = _positions(index, self.dim), _as_nd(grad._data)
+        at = _positions(index, self.dim)
+        g = np.ones(self_.shape, grad._data.dtype) if linear else _as_nd(grad._data)  # linear: the weights
         contributes = np.ones(self_.shape, dtype=bool)
         if not self.include_self:
             contributes[at] = False
         grad_self, grad_src = _CONTRIBUTOR_GRADS[self.reduce](g, self_, src, result, at, contributes)
-        grad_src = _wrap(grad_src)
+        grad_self = _wrap(np.where(contributes, grad_self, 0).reshape(self._saved_self.shape))
+        grad_src = _wrap(grad_src.reshape(self._saved_index.shape))
+        if linear:  # the weights times the incoming gradient, recorded
+            grad_self = grad * grad_self
+            grad_src = gather(grad, self.dim, self._saved_index) * grad_src
         if grad_src._data.shape != self._src_shape:
             grad_src = _padded(grad_src, self._src_shape)
-        return (_wrap(np.where(contributes, grad_self, 0).reshape(self._saved_self.shape)) if self.needs_input_grad(0) else None,
+        return (grad_self if self.needs_input_grad(0) else None,
                 grad_src.reshape(self._src_shape) if self.needs_input_grad(1) else None)
 
 
