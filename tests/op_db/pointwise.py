@@ -255,6 +255,9 @@ CLAMP_OPS = [
     OpInfo("clamp", unary("clamp", min=-0.5), variant="min", inplace="clamp_", aliases=("clip",)),
     OpInfo("clamp", unary("clamp", max=0.5), variant="max", inplace="clamp_", aliases=("clip",)),
     OpInfo("clamp", _clamp_tensor_bounds, variant="tensor_bounds", inplace="clamp_", aliases=("clip",)),
+    # odd and even values never tie (at a tie PyTorch gives the whole gradient to self)
+    *(OpInfo(name, binary("odd", "even", scalar_other=True), inplace=name + "_", supports_out=True,
+             other_dtypes=("int64",), error_inputs=lambda: _mismatch()) for name in ("clamp_min", "clamp_max")),
 ]
 
 # --- arithmetic --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from .comparison import (allclose, bitwise_and, bitwise_not, bitwise_or, bitwise
 from .conversion import clone
 from .indexing import masked_fill, where
 from .linalg import addmm, dot, matmul, mm, mv
-from .pointwise import abs, clamp, cos, exp, log, relu, sgn, sigmoid, sign, sin, sqrt, tanh
+from .pointwise import abs, clamp, clamp_max, clamp_min, cos, exp, log, relu, sgn, sigmoid, sign, sin, sqrt, tanh
 from .reduction import (all, amax, amin, any, argmax, argmin, log_softmax, max, mean, min, softmax, sum,
                         sum_to_size, var)
 from .shape import cat, concat, concatenate, expand, flatten, permute, reshape, squeeze, stack, t, transpose, unsqueeze, view
@@ -86,7 +86,8 @@ for _name in ("add", "sub", "mul", "div", "pow", "matmul", "mm", "mv", "dot", "s
               "rad2deg", "deg2rad", "nan_to_num", "float_power", "fmod", "remainder", "floor_divide", "fmax", "fmin",
               "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "ldexp", "lerp", "addcmul", "addcdiv", "nextafter",
               "heaviside", "gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "bitwise_and", "bitwise_or",
-              "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "signbit", "isposinf", "isneginf", "isin"):
+              "bitwise_xor", "bitwise_not", "eq", "ne", "lt", "le", "gt", "ge", "signbit", "isposinf", "isneginf", "isin",
+              "clamp_min", "clamp_max"):
     if "out" not in _inspect.signature(globals()[_name]).parameters:
         globals()[_name] = _with_out(globals()[_name])
 from .shape import narrow_copy  # noqa: E402
@@ -113,7 +114,7 @@ for _name in ("abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcs
               "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "cos_", "cosh_", "detach_", "exp_", "expm1_", "fill_",
               "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "log_", "neg_", "reciprocal_", "relu_", "round_",
               "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_", "trunc_", "zero_",
-              "xlogy_", "clip_", "negative_"):
+              "xlogy_", "clip_", "negative_", "clamp_min_", "clamp_max_"):
     globals()[_name] = _namespace_inplace(_name)
 
 # What ``from .ops import *`` gives glasstorch's namespace: the ops, not the files they live in

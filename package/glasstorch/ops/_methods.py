@@ -191,6 +191,8 @@ _TENSOR_API_METHODS.update({name + "_": inplace.comparison_inplace(name) for nam
 # PyTorch records these in place but cannot differentiate them (the backward is its error)
 _TENSOR_API_METHODS.update(acosh_=inplace.acosh_, arccosh_=inplace.acosh_, asinh_=inplace.asinh_,
                            arcsinh_=inplace.asinh_, atanh_=inplace.atanh_, arctanh_=inplace.atanh_)
+_TENSOR_API_METHODS.update(clamp_min=pointwise.clamp_min, clamp_max=pointwise.clamp_max,
+                           clamp_min_=_inplace_twin(pointwise.clamp_min), clamp_max_=_inplace_twin(pointwise.clamp_max))
 # PyTorch's other names of the same methods (torch.absolute is abs, torch.greater is gt, ...)
 _TENSOR_API_METHODS.update(absolute=pointwise.abs, absolute_=_inplace_twin(pointwise.abs), negative=arithmetic.neg,
                            negative_=inplace.neg_, clip_=inplace.clamp_, not_equal=comparison.ne,

@@ -242,6 +242,85 @@ def _clamp_tensor(input: Tensor, min: Tensor | None, max: Tensor | None) -> Tens
     return out
 
 
+class _OneSidedClampBackward(Node):
+    """clamp_min / clamp_max: the gradient passes to self where self kept its value (ties
+    included), and to a tensor bound everywhere else."""
+
+    self_: SavedTensor
+
+    def backward(self, grad: Tensor) -> tuple:
+        from_self = grad * _wrap(self.kept(self._saved_self._data, _bound_data(self.bound())))
+        if len(self._next) == 1:  # a number bound
+            return (from_self,)
+        return (from_self if self.needs_input_grad(0) else None, grad - from_self if self.needs_input_grad(1) else None)
+
+
+class ClampMinBackward0(_OneSidedClampBackward):
+    """out = max(self, min), ``min`` a number: d/dself = grad where self >= min."""
+
+    min: Any
+    kept = staticmethod(np.greater_equal)
+
+    def bound(self) -> Any:
+        return self.min
+
+
+class ClampMinBackward1(_OneSidedClampBackward):
+    """out = max(self, min), ``min`` a tensor: d/dself = grad where self >= min, d/dmin = grad elsewhere."""
+
+    min_: SavedTensor
+    kept = staticmethod(np.greater_equal)
+
+    def bound(self) -> Tensor:
+        return self._saved_min
+
+
+class ClampMaxBackward0(_OneSidedClampBackward):
+    """out = min(self, max), ``max`` a number: d/dself = grad where self <= max."""
+
+    max: Any
+    kept = staticmethod(np.less_equal)
+
+    def bound(self) -> Any:
+        return self.max
+
+
+class ClampMaxBackward1(_OneSidedClampBackward):
+    """out = min(self, max), ``max`` a tensor: d/dself = grad where self <= max, d/dmax = grad elsewhere."""
+
+    max_: SavedTensor
+    kept = staticmethod(np.less_equal)
+
+    def bound(self) -> Tensor:
+        return self._saved_max
+
+
+def _bound_data(bound: Any) -> Any:
+    return bound._data if isinstance(bound, Tensor) else bound
+
+
+def _one_sided_clamp(input: Tensor, bound: Any, ufunc: Any, nodes: tuple, name: str) -> Tensor:
+    """clamp_min / clamp_max: ``ufunc(input, bound)`` (np.maximum / np.minimum) with its own Node."""
+    out = _wrap(apply_binary(ufunc, input, bound))
+    tensor_bound = isinstance(bound, Tensor)
+    if compute_requires_grad(input, bound):
+        node = nodes[1](input, bound) if tensor_bound else nodes[0](input)
+        node.self_ = SavedTensor(input)
+        setattr(node, name + "_" if tensor_bound else name, SavedTensor(bound) if tensor_bound else bound)
+        set_history(out, node)
+    return out
+
+
+def clamp_min(input: Tensor, min: Any) -> Tensor:  # noqa: A002 - PyTorch's names
+    """``clamp(input, min=min)`` as its own op (PyTorch records ClampMinBackward0/1)."""
+    return _one_sided_clamp(input, min, np.maximum, (ClampMinBackward0, ClampMinBackward1), "min")
+
+
+def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """``clamp(input, max=max)`` as its own op (PyTorch records ClampMaxBackward0/1)."""
+    return _one_sided_clamp(input, max, np.minimum, (ClampMaxBackward0, ClampMaxBackward1), "max")
+
+
 def _as_bound(input: Tensor, bound: Any) -> Tensor | None:
     """A clamp bound as a tensor of ``input``'s dtype (a number beside a tensor bound becomes one)."""
     if bound is None or isinstance(bound, Tensor):
