@@ -165,8 +165,10 @@ def _quantile(input: Tensor, q: Any, dim: int | None, keepdim: bool, interpolati
     counts = ((~nans).sum(axis=axis, keepdims=True) if ignore_nan else
               np.full(nans.sum(axis=axis, keepdims=True).shape, x.shape[axis]))
     results = []
+    dtype = x._data.dtype
     for quantile in np.atleast_1d(q_values):
-        rank = quantile * np.maximum(counts - 1, 0)
+        # in the input's dtype, as PyTorch computes it (0.1 * 5 is 0.5 in float32, not a bit above)
+        rank = dtype.type(quantile) * np.maximum(counts - 1, 0).astype(dtype)
         low, high = np.floor(rank).astype(np.int64), np.ceil(rank).astype(np.int64)
         if interpolation == "nearest":
             low = high = np.round(rank).astype(np.int64)  # round half to even, as PyTorch's round()
