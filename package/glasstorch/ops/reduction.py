@@ -811,7 +811,7 @@ class VarMeanBackward0(_PairOutputNode):
     def backward(self, grad: Tensor) -> tuple:
         self_ = self._saved_self
         if self._output_nr == 0:
-            return VarBackward0.backward(self, grad)
+            return VarBackward0.backward(self, grad)  # (var's saved state under the same names)
         return (_mean_backward(grad, _reduced(self.dim, self_._data.ndim), self.keepdim, self_._data.shape),)
 
 
