@@ -344,6 +344,8 @@ OPS = [
     OpInfo("prod", along("nonzero"), variant="dim", supports_out=True, other_dtypes=("int64",),
            error_inputs=errors(bad_dim(2))),
     OpInfo("prod", along("ties"), variant="zeros"),
+    OpInfo("prod", along("nonzero"), variant="dtype", op=lambda lib, x, *a: with_dtype(lib, "prod", x, *a),
+           method=False),
     OpInfo("prod", zero_dim(True), variant="0-dim"),  # zeros among the factors: the product of the others
     # max, min, amax, amin, argmax, argmin, aminmax
     OpInfo("max", full("distinct"), other_dtypes=("int64", "bool"),
@@ -466,6 +468,8 @@ OPS = [
     OpInfo("nansum", along("nan", dims=True, shapes=NAN_SHAPES), variant="dim", supports_out=True,
            other_dtypes=("int64", "bool"),
            error_inputs=errors(bad_dim(2))),
+    OpInfo("nansum", along("nan", dims=True, shapes=NAN_SHAPES), variant="dtype", method=False,
+           op=lambda lib, x, *a: with_dtype(lib, "nansum", x, *a)),
     OpInfo("nanmean", full("nan", NAN_SHAPES), other_dtypes=("int64",),
            error_inputs=errors(ErrorInput(SampleInput(INTEGERS), RuntimeError,
                                           "expected input to have floating point or complex dtype"))),
