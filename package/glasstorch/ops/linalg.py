@@ -507,7 +507,7 @@ class LinalgSvdBackward0(Node):
     gradient is undefined where two singular values are equal (E has a zero), as in PyTorch.
     Simplified: PyTorch records one Node with three outputs; glasstorch records one Node per output
     (``_output`` says which), and the gradients of the outputs add up, since the formula is linear in
-    (gU, gS, gVh). Computed with numpy, so it is not differentiable again."""
+    (gU, gS, gVh). Written with tensor ops, so it can be differentiated again."""
 
     U_: SavedTensor
     S_: SavedTensor
@@ -515,37 +515,32 @@ class LinalgSvdBackward0(Node):
     full_matrices: bool
 
     def backward(self, grad: Tensor) -> tuple:
-        if grad._requires_grad:
-            raise RuntimeError("glasstorch: the double backward of svd is not implemented")
-        u, s, vh = self._saved_U._data, self._saved_S._data, self._saved_Vh._data
-        k = s.shape[-1]
-        u, vh = u[..., :k], vh[..., :k, :]
-        g = grad._data
-        m, n = u.shape[-2], vh.shape[-1]
-        eye = np.eye(k, dtype=bool)
+        from .indexing import where
+
+        S = self._saved_S
+        k = S.shape[-1]
+        U, Vh = self._saved_U[..., :k], self._saved_Vh[..., :k, :]
         if self._output == 1:  # gS alone: U diag(gS) Vh
-            return (_wrap(((u * g[..., None, :]) @ vh).astype(g.dtype)),)
-        s2 = s * s
-        e = np.where(eye, 1, s2[..., None, :] - s2[..., :, None])
+            return ((U * grad.unsqueeze(-2)).matmul(Vh),)
+        m, n = U.shape[-2], Vh.shape[-1]
+        squares = S * S
+        eye = _wrap(np.eye(k, dtype=bool))
+        E = where(eye, 1.0, squares.unsqueeze(-2) - squares.unsqueeze(-1))  # E[i, j] = S_j^2 - S_i^2
         if self._output == 0:  # gU
-            gu = g[..., :k]
-            uhgu = np.swapaxes(u, -1, -2) @ gu
-            inner = (uhgu - np.swapaxes(uhgu, -1, -2)) * s[..., None, :] / e
-            ga = u @ inner
-            if m > k:
-                gu_sinv = gu / s[..., None, :]
-                ga = ga + gu_sinv - u @ (np.swapaxes(u, -1, -2) @ gu_sinv)
-            ga = ga @ vh
-        else:  # gVh
-            gv = np.swapaxes(g[..., :k, :], -1, -2)
-            vhgv = vh @ gv
-            inner = s[..., :, None] * (vhgv - np.swapaxes(vhgv, -1, -2)) / e
-            ga = inner @ vh
-            if n > k:
-                sinv_gvh = np.swapaxes(gv, -1, -2) / s[..., :, None]
-                ga = ga + sinv_gvh - (sinv_gvh @ np.swapaxes(vh, -1, -2)) @ vh
-            ga = u @ ga
-        return (_wrap(ga.astype(g.dtype)),)
+            gU = grad[..., :k]
+            UtgU = U.mT.matmul(gU)
+            grad_A = U.matmul((UtgU - UtgU.mT) * S.unsqueeze(-2) / E)
+            if m > k:  # the part of gU outside U's columns
+                gU_over_S = gU / S.unsqueeze(-2)
+                grad_A = grad_A + gU_over_S - U.matmul(U.mT.matmul(gU_over_S))
+            return (grad_A.matmul(Vh),)
+        gV = grad[..., :k, :].mT  # gVh
+        VhgV = Vh.matmul(gV)
+        grad_A = (S.unsqueeze(-1) * (VhgV - VhgV.mT) / E).matmul(Vh)
+        if n > k:  # the part of gVh outside Vh's rows
+            gVh_over_S = gV.mT / S.unsqueeze(-1)
+            grad_A = grad_A + gVh_over_S - gVh_over_S.matmul(Vh.mT).matmul(Vh)
+        return (U.matmul(grad_A),)
 
 
 def _check_matrix(A: Tensor, name: str, deprecated_svd: bool = False) -> None:
@@ -567,11 +562,15 @@ def linalg_svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = No
     dtype = A._data.dtype
     outs = [_wrap(np.ascontiguousarray(x, dtype=dtype)) for x in (u, s, vh)]
     if compute_requires_grad(A):
+        nodes = []
         for position, out in enumerate(outs):
             node = LinalgSvdBackward0(A)
-            node.U_, node.S_, node.Vh_ = (SavedTensor(saved, is_output=True) for saved in outs)
             node.full_matrices, node._output = full_matrices, position
             set_history(out, node)
+            nodes.append(node)
+        for node in nodes:  # each Node's own output is saved as an output; the other two keep their Nodes
+            node.U_, node.S_, node.Vh_ = (SavedTensor(saved, is_output=i == node._output)
+                                          for i, saved in enumerate(outs))
     return return_types_linalg_svd(*outs)
 
 
