@@ -312,6 +312,8 @@ def pad_samples(mode: str) -> Callable:
         lead = (draw(st.integers(1, 2)),) * draw(st.integers(1, 2))
         limits = {"reflect": [n - 1 for n in size], "circular": list(size), "replicate": [2] * dims,
                   "constant": [2] * dims}[mode]
+        if dims == 3:  # a 3-D padding grows the tensor fast (and gradgradcheck with it)
+            lead, limits = lead[:1], [min(limit, 1) for limit in limits]
         pad: tuple = ()
         for n, limit in zip(size[::-1], limits[::-1]):  # F.pad's order: the last dim first
             before = draw(st.integers(-1 if mode == "constant" else 0, limit))
