@@ -18,7 +18,6 @@ from .core import ErrorInput, NoGrad, OpInfo, SampleInput, array
 
 _F = np.zeros  # float sample arrays in error inputs (they become float32 tensors)
 _SIDES = st.integers(1, 3)
-_NUMPY_BACKWARD = "glasstorch computes this backward with numpy (not differentiable again)"
 
 
 # --- drawing matrices ----------------------------------------------------------------------------
@@ -63,7 +62,7 @@ def _matmul_batched_samples(draw: Callable) -> SampleInput:
     n, k, m = draw(_SIDES), draw(_SIDES), draw(_SIDES)
     left = draw(st.sampled_from([(2, n, k), (1, n, k), (k,), (2, 1, n, k)]))
     right = draw(st.sampled_from([(2, k, m), (k, m), (k,)] if len(left) > 1 else [(2, k, m)]))
-    if left[:1] == (1,) and right[:1] == (2,):  # (PyTorch computes it as 2-D @ 3-D: another Node, see 2d_3d)
+    if left == (1, n, k) and len(right) == 3:  # (PyTorch computes it as 2-D @ 3-D: another Node, see 2d_3d)
         right = (k, m)
     return SampleInput(array(draw, left), (array(draw, right),))
 

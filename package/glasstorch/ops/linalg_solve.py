@@ -291,11 +291,15 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
     solution = solve(system.mT if transpose else system, b.detach())  # the values, unrecorded
     coefficient = _wrap(A._data.copy())
     if compute_requires_grad(b, A):
+        nodes = []
         for position, out in enumerate((solution, coefficient)):
             node = TriangularSolveBackward0(b, A)
-            node.A_, node.self_, node.solution_ = SavedTensor(A), SavedTensor(b), SavedTensor(solution, is_output=True)
             node.upper, node.transpose, node.unitriangular, node._output = upper, transpose, unitriangular, position
             set_history(out, node)
+            nodes.append(node)
+        for node in nodes:  # the solution is the first Node's output (the second keeps it with its Node)
+            node.A_, node.self_ = SavedTensor(A), SavedTensor(b)
+            node.solution_ = SavedTensor(solution, is_output=node._output == 0)
     return return_types_triangular_solve(solution, coefficient)
 
 
