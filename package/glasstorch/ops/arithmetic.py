@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from ._elementwise import apply_binary, data_of
@@ -113,7 +114,12 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def _scale_value(value: Any, alpha: Any) -> Any:
-    return _wrap(np.asarray(value._data * alpha)) if isinstance(value, Tensor) else value * alpha
+    if not isinstance(value, Tensor):
+        return value * alpha
+    scaled = np.asarray(value._data * alpha)
+    if value.dtype in (dtypes.float16, dtypes.bfloat16):
+        scaled = scaled.astype(value._data.dtype)  # (numpy widens bfloat16 * a Python number to float32)
+    return _wrap(scaled)
 
 
 def _is_bool(value: Any) -> bool:

@@ -34,7 +34,7 @@ _LANCZOS = (0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.323
 
 def _floating(input: Tensor) -> np.ndarray:
     data = input._data
-    return data if data.dtype.kind == "f" else data.astype(dtypes.get_default_dtype().numpy_dtype)
+    return data if input.dtype.is_floating_point else data.astype(dtypes.get_default_dtype().numpy_dtype)
 
 
 def _lgamma_values(x: np.ndarray) -> np.ndarray:

@@ -656,8 +656,9 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001 - PyTorc
     scale = 10.0 ** (decimals if decimals > 0 else -decimals)  # (abs is this module's op)
 
     def rounded(x: np.ndarray) -> np.ndarray:
-        ten = np.asarray(scale, x.dtype)
-        return np.rint(x * ten) / ten if decimals > 0 else np.rint(x / ten) * ten
+        work = x.astype(np.float32) if x.itemsize < 4 else x  # float16, bfloat16: in float32, as PyTorch
+        ten = np.asarray(scale, work.dtype)
+        return (np.rint(work * ten) / ten if decimals > 0 else np.rint(work / ten) * ten).astype(x.dtype)
 
     return _step(input, rounded, RoundBackward1, "round_cpu")  # (no integer kernel with decimals)
 

@@ -19,6 +19,7 @@ import math
 from collections import namedtuple
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from .. import dtypes
@@ -67,10 +68,13 @@ def _values(function: Any, *operands: Any, floating: bool = True) -> np.ndarray:
     """``function`` of the operands' values in PyTorch's result dtype (floating point unless told),
     broadcast, with PyTorch's message where the shapes do not broadcast; inf and nan are ordinary
     results (no numpy warnings)."""
-    values = promoted_values(*operands, floating=floating)
     target = result_type(*operands)
     if floating and not target.is_floating_point:
         target = dtypes.get_default_dtype()
+    if target in (dtypes.float16, dtypes.bfloat16):  # computed in float32 and rounded once, as PyTorch does
+        values = tuple(v._data.astype(np.float32) if isinstance(v, Tensor) else v for v in operands)
+    else:
+        values = promoted_values(*operands, floating=floating)
     try:
         with np.errstate(all="ignore"):
             # (a numpy constant inside ``function``, such as np.log(2.5), would widen float32 to float64)
@@ -584,11 +588,13 @@ class NanToNumBackward0(Node):
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
     """NaN -> ``nan``, +inf -> ``posinf`` (the dtype's largest number by default), -inf -> ``neginf``."""
-    if input._data.dtype.kind != "f":
+    if not input.dtype.is_floating_point:
         return input.clone()
-    finfo = np.finfo(input._data.dtype)
-    values = np.nan_to_num(input._data, nan=nan, posinf=finfo.max if posinf is None else posinf,
-                           neginf=finfo.min if neginf is None else neginf)
+    data, finfo = input._data, ml_dtypes.finfo(input._data.dtype)  # (numpy's finfo has no bfloat16)
+    # (np.nan_to_num leaves bfloat16, which numpy does not count as floating point, unchanged)
+    replaced = np.where(np.isnan(data), nan, data)
+    replaced = np.where(data == np.inf, finfo.max if posinf is None else posinf, replaced)
+    values = np.where(data == -np.inf, finfo.min if neginf is None else neginf, replaced).astype(data.dtype)
     return _record(_wrap(values), NanToNumBackward0, (input,), self_=input)
 
 
