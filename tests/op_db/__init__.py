@@ -10,11 +10,14 @@ Families follow PyTorch's grouping of its ops (and glasstorch's ``ops/`` files).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from . import indexing, linalg, linalg_functions, nn_conv_pool, nn_functional, pointwise, reductions, shapes, special
 from .core import EXAMPLES, ErrorInput, NoGrad, OpInfo, SampleInput  # noqa: F401
 
 FAMILIES = (pointwise, special, reductions, shapes, indexing, linalg, linalg_functions, nn_functional, nn_conv_pool)
-OP_DB: list[OpInfo] = [info for family in FAMILIES for info in family.OPS]
+OP_DB: list[OpInfo] = [dataclasses.replace(info, family=family.__name__.rsplit(".", 1)[-1])
+                       for family in FAMILIES for info in family.OPS]
 
 
 def _check_unique_ids() -> None:

@@ -24,8 +24,9 @@ from hypothesis.extra.numpy import array_shapes, mutually_broadcastable_shapes
 
 # In CI every run draws the same examples (a failure there is one a developer can reproduce);
 # on a developer's machine each run explores new ones.
-EXAMPLES = settings(max_examples=6, deadline=None, derandomize=bool(os.environ.get("CI")),
-                    suppress_health_check=list(HealthCheck))
+# OP_DB_EXAMPLES=200 digs deeper on a developer's machine (make test keeps the default).
+EXAMPLES = settings(max_examples=int(os.environ.get("OP_DB_EXAMPLES", 6)), deadline=None,
+                    derandomize=bool(os.environ.get("CI")), suppress_health_check=list(HealthCheck))
 
 
 # --- what an entry holds ---------------------------------------------------------------------
@@ -108,6 +109,8 @@ class OpInfo:
     aliases:        other names of the same function (``"multiply"`` for ``mul``): each must exist
                     in both libraries and return the same.
     skips:          ``{test name: reason}``: a check that does not apply, with the reason shown.
+    family:         the table's file it comes from (set by ``op_db/__init__.py``): test ids start
+                    with it, so ``-k pointwise`` runs one family.
     """
 
     name: str
@@ -127,6 +130,7 @@ class OpInfo:
     grad_fn_difference: tuple | None = None
     aliases: tuple = ()
     skips: dict = field(default_factory=dict)
+    family: str = ""
 
     def __post_init__(self) -> None:
         if self.op is None:
@@ -136,8 +140,9 @@ class OpInfo:
 
     @property
     def id(self) -> str:
-        """The test id: ``sum``, ``sum-dim``."""
-        return f"{self.name}-{self.variant}" if self.variant else self.name
+        """The test id: ``reductions:sum``, ``reductions:sum-dim``."""
+        name = f"{self.name}-{self.variant}" if self.variant else self.name
+        return f"{self.family}:{name}" if self.family else name
 
     @property
     def method_name(self) -> str:
