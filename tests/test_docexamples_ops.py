@@ -244,7 +244,7 @@ NOT_DIFFERENTIABLE = {
                            for b in (l.float16, l.int64, l.int8, l.bool, l.float64)],
     "is_nonzero": lambda l: [l.is_nonzero(l.tensor([1.5])), l.is_nonzero(l.tensor(0)), l.is_nonzero(l.tensor([[False]]))],
     "finfo_iinfo": lambda l: [(i.bits, i.eps, i.max, i.min, i.tiny, i.resolution) for i in
-                              (l.finfo(l.float32), l.finfo(l.float64), l.finfo(l.float16), l.finfo())]
+                              (l.finfo(l.float32), l.finfo(l.float64), l.finfo(l.float16), l.finfo(l.bfloat16), l.finfo())]
                              + [(i.bits, i.max, i.min) for i in (l.iinfo(l.int8), l.iinfo(l.int64), l.iinfo(l.uint8))],
     "in_place_twins": lambda l: [l.tensor(A).addcmul_(l.tensor(B), l.tensor(B)), l.tensor(A).lerp_(l.tensor(B), 0.5),
                                  l.tensor(A).fmod_(2.0), l.tensor(A).rad2deg_(), l.tensor(A).hypot_(l.tensor(B))],

@@ -234,10 +234,15 @@ def test_embedding_from_pretrained_shares_memory_and_freezes():
     assert layer(long([1, 1, 0])).tolist() == [[3.0, 4.0], [3.0, 4.0], [1.0, 2.0]]
 
 
-def test_embedding_max_norm_and_sparse_are_refused_clearly():
-    for kwargs in ({"max_norm": 1.0}, {"sparse": True}):
-        with pytest.raises(NotImplementedError, match="max_norm=None only|sparse=False only"):
-            Embedding(5, 2, **kwargs)
+def test_embedding_sparse_is_refused_clearly_and_max_norm_renormalises_the_rows_it_looks_up():
+    with pytest.raises(NotImplementedError, match="sparse=False only"):
+        Embedding(5, 2, sparse=True)
+    layer = Embedding(4, 2, max_norm=1.0)
+    layer.weight.data = glasstorch.tensor([[3.0, 4.0], [0.3, 0.4], [6.0, 8.0], [1.0, 0.0]])
+    out = layer(long([0, 1, 0]))
+    np.testing.assert_allclose(out.detach().numpy(), [[0.6, 0.8], [0.3, 0.4], [0.6, 0.8]], atol=1e-6)
+    assert layer.weight.data[2].tolist() == [6.0, 8.0]  # not looked up: left as it was
+    assert layer.weight.data[0].tolist() == pytest.approx([0.6, 0.8], abs=1e-6)  # changed in place, as PyTorch
     weight = f64(5, 2) * 3  # F.embedding renormalises the looked-up rows in place (the op table compares it with PyTorch)
     F.embedding(long([1, 3]), weight, max_norm=1.0)
     norms = weight.norm(2, 1)

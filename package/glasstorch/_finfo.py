@@ -1,12 +1,13 @@
 """``torch.finfo`` and ``torch.iinfo``: the numeric limits of a dtype (PyTorch: ``torch/csrc/TypeInfo.cpp``).
 
-Read from numpy's ``finfo``/``iinfo`` of the dtype's numpy twin; the attribute names and the
+Read from ``ml_dtypes.finfo`` (numpy's, extended to bfloat16) and numpy's ``iinfo`` of the dtype's numpy twin; the attribute names and the
 repr are PyTorch's.
 """
 from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from . import dtypes
@@ -24,7 +25,7 @@ class finfo:
         if not dtype.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
-        info = np.finfo(dtype.numpy_dtype)
+        info = ml_dtypes.finfo(dtype.numpy_dtype)  # numpy's finfo does not know bfloat16
         self.dtype = dtype.name
         self.bits = int(info.bits)
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)

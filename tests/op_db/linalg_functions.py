@@ -93,8 +93,8 @@ def _eigh(lib: Any, a: Any, **kwargs: Any) -> tuple:
 
 
 # --- norms ---------------------------------------------------------------------------------------------
-# ord=0 left out: PyTorch's backward gives no gradient (.grad stays None), ops/reduction.py's a zero tensor
-_ORDERS = (2, 1, 3, 0.5, math.inf, -math.inf)
+# ord=0 counts the nonzero elements: no gradient at all in PyTorch (.grad stays None), nor in glasstorch
+_ORDERS = (2, 1, 3, 0.5, math.inf, -math.inf, 0)
 
 
 def _vector_norm_samples(draw: Callable) -> SampleInput:

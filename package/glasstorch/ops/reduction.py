@@ -508,7 +508,7 @@ def _float_input(input: Tensor, name: str) -> None:
 class LinalgVectorNormBackward0(Node):
     """out = (sum |x|**p) ** (1/p):  d/dx = grad * x |x|**(p-2) / out**(p-1); for p = 2 that is
     grad * x / out, for p = 1 grad * sign(x); for p = inf the gradient goes to the largest |x|
-    (ties share it); for p = 0 (a count) it is zero. Where out = 0 the gradient is 0."""
+    (ties share it); for p = 0 (a count) there is none. Where out = 0 the gradient is 0."""
 
     dim: tuple | None
     keepdim: bool
@@ -521,7 +521,7 @@ class LinalgVectorNormBackward0(Node):
         dims = _reduced(self.dim, self_._data.ndim)
         grad, norm = _restore_dims(grad, dims, self.keepdim), _restore_dims(result, dims, self.keepdim)
         if p == 0:
-            return (self_ * 0,)
+            return (None,)  # a count: PyTorch returns no gradient at all, so .grad stays None
         if p == 1:
             return (grad * self_.sign(),)
         if math.isinf(p):

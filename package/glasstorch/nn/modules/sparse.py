@@ -5,8 +5,9 @@ them, each summed, averaged or maxed into one vector. Mirrors torch/nn/modules/s
 calling it with an integer tensor of indices returns the rows they name, and backward adds each
 row's gradient back into the weight's row (the row at ``padding_idx`` stays zero and gets none).
 
-Simplified: ``max_norm`` must be None (PyTorch renormalises the looked-up rows in place) and
-``sparse`` must be False (glasstorch has no sparse gradients): both raise NotImplementedError.
+With ``max_norm``, each looked-up row whose norm is above it is scaled down in place (under
+no_grad, as PyTorch's ``embedding_renorm_``) before the lookup. Simplified: ``sparse`` must be
+False (glasstorch has no sparse gradients): it raises NotImplementedError.
 """
 from __future__ import annotations
 
@@ -49,9 +50,6 @@ class Embedding(Module):
                 if padding_idx < -self.num_embeddings:
                     raise AssertionError("Padding_idx must be within num_embeddings")
                 padding_idx = self.num_embeddings + padding_idx  # stored as a row number
-        if max_norm is not None:
-            raise NotImplementedError("glasstorch's Embedding supports max_norm=None only (PyTorch renormalises "
-                                      "each looked-up row of weight in place to a norm of at most max_norm)")
         if sparse:
             raise NotImplementedError("glasstorch's Embedding supports sparse=False only (it has no sparse "
                                       "gradients)")
