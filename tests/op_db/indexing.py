@@ -66,7 +66,7 @@ def _int_key(draw, shape):
 
 
 def _slice_key(draw, shape):
-    """A slice that keeps at least one element (glasstorch's gradgradcheck refuses empty outputs)."""
+    """A slice that keeps at least one element."""
     start = draw(st.integers(0, shape[0] - 1))
     return slice(start, draw(st.none() | st.integers(start + 1, shape[0]) | st.just(-shape[0] + start + 1 or None)),
                  draw(st.integers(1, 2)))
@@ -82,7 +82,7 @@ def _tensor_key(draw, shape):
 
 def _mask_key(draw, shape):
     mask = _mask(draw, shape[:draw(st.integers(1, len(shape)))])
-    mask.flat[0] = True  # (not empty: glasstorch's gradgradcheck refuses empty outputs)
+    mask.flat[0] = True  # not all False: x[mask] keeps an element
     return mask
 
 
@@ -155,9 +155,7 @@ _FIXED_KEYS = {  # the keys of test_vs_torch's getitem cases: variant -> (shape,
 
 GETITEM += [OpInfo("getitem", _fixed(shape, key), variant=variant, op=_getitem, method=False)
             for variant, (shape, key) in _FIXED_KEYS.items()]
-GETITEM.append(OpInfo("getitem", _fixed((2, 3), False), variant="false", op=_getitem, method=False,
-                      skips={"gradgradcheck": "x[False] is empty, and glasstorch's gradgradcheck refuses an empty "
-                                              "output (numpy gives its dims stride 0)"}))
+GETITEM.append(OpInfo("getitem", _fixed((2, 3), False), variant="false", op=_getitem, method=False))
 
 
 def _setitem(lib: Any, x: Any, key: Any, value: Any) -> Any:
