@@ -56,6 +56,20 @@ def grad_fn_name(t: Any) -> str | None:
     return t.grad_fn.name()
 
 
+def _node_name(node: Any) -> str:
+    return node.name() if isinstance(node, glasstorch.autograd.Node) else type(node).__name__
+
+
+def graph_names(grad_fn: Any, depth: int = 6) -> Any:
+    """The graph below ``grad_fn`` as nested (name, (children...)), ``depth`` levels deep; None for
+    an input that needs no gradient."""
+    if grad_fn is None:
+        return None
+    if depth == 0:
+        return (_node_name(grad_fn), "...")
+    return (_node_name(grad_fn), tuple(graph_names(node, depth - 1) for node, _ in grad_fn.next_functions))
+
+
 def as_numpy(t: Any) -> np.ndarray:
     """Values as a float64/int/bool numpy array (bfloat16 has no numpy dtype in PyTorch)."""
     t = t.detach()

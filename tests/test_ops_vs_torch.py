@@ -18,7 +18,7 @@ from hypothesis import strategies as st  # noqa: E402
 from op_db import EXAMPLES, OP_DB  # noqa: E402
 from op_db.running import (bind, differentiable_outputs, draw_sample, skip_unless_applies,  # noqa: E402
                            tensors_in, weighted_loss)
-from pytorch_oracle import assert_same, grad_fn_name, run_both  # noqa: E402
+from pytorch_oracle import assert_same, grad_fn_name, graph_names, run_both  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -53,3 +53,24 @@ def test_same_values_and_gradients_as_pytorch(info, dtype, data):
         assert got["grad_fn"][0] == glasstorch_name
     else:
         assert got["grad_fn"] == want["grad_fn"], "grad_fn names"
+
+
+GRAPH_CASES = [pytest.param(info, id=info.id) for info in OP_DB if info.supports_grad and not info.grad_fn_difference]
+
+
+@pytest.mark.parametrize("info", GRAPH_CASES)
+@EXAMPLES
+@given(data=st.data())
+def test_same_graph_as_pytorch(info, data):
+    """Every Node below each output, six levels down, in order: an op composed of others must be
+    composed as PyTorch composes it (the differences are listed, with their reasons, in
+    op_db/graph_differences.py)."""
+    skip_unless_applies(info, "graph", pytest.skip)
+    sample = draw_sample(data, info)
+
+    def program(lib):
+        outputs = tensors_in(bind(lib, info, sample, "float64").call(), lib)
+        return [graph_names(t.grad_fn) for t in outputs]
+
+    got, want = run_both(program)
+    assert got == want

@@ -32,23 +32,12 @@ from hypothesis.extra.numpy import arrays, mutually_broadcastable_shapes  # noqa
 
 import glasstorch  # noqa: E402
 from pytorch_oracle import (  # noqa: E402,F401  (test_saved_names and test_tensor_api import them from here)
-    TOLERANCES, as_numpy, assert_same, assert_same_tensor, grad_fn_name, run, run_both, torch_name)
+    TOLERANCES, _node_name, as_numpy, assert_same, assert_same_tensor, grad_fn_name, graph_names, run, run_both,
+    torch_name)
 
 pytestmark = pytest.mark.torch
 
 LIBS = (glasstorch, torch)
-
-
-def _node_name(node) -> str:
-    return node.name() if isinstance(node, glasstorch.autograd.Node) else type(node).__name__
-
-
-def graph_names(grad_fn, depth: int = 6):
-    if grad_fn is None:
-        return None
-    if depth == 0:
-        return (_node_name(grad_fn), "...")
-    return (_node_name(grad_fn), tuple(graph_names(node, depth - 1) for node, _ in grad_fn.next_functions))
 
 
 # --- inputs -----------------------------------------------------------------------------------
