@@ -158,8 +158,8 @@ def _error(*args: Any, error: type = RuntimeError, match: str, **kwargs: Any) ->
     return ErrorInput(SampleInput(first, tuple(rest), kwargs), error, match)
 
 
-def _refused(dtype_values: np.ndarray, *args: Any, error: type = NotImplementedError, match: str = "not implemented for",
-             **kwargs: Any) -> Callable:
+def _refused(dtype_values: np.ndarray, *args: Any, error: type = NotImplementedError,
+             match: str = "not implemented for", **kwargs: Any) -> Callable:
     """The entry's ``error_inputs``: PyTorch has no kernel for this dtype (``"abs_cpu" not implemented for 'Bool'``)."""
     return lambda: [_error(dtype_values, *args, error=error, match=match, **kwargs)]
 
@@ -176,7 +176,7 @@ def _mismatch(*extra: Any) -> list:
 INT_BOOL = ("int64", "bool")
 # float16 and bfloat16 too, for a sample of the family (PyTorch computes them in float32 and rounds once);
 # a gradient summed over broadcast dims rounds at other steps in each library: a wider tolerance
-HALF = dict(dtypes=("float32", "float64", "float16", "bfloat16"), tolerances={"float16": (5e-3, 1e-3),
+HALF = dict(dtypes=("float32", "float64", "float16", "bfloat16"), tolerances={"float16": (1e-2, 2e-3),
                                                                                "bfloat16": (3e-2, 1e-2)})
 
 
@@ -196,20 +196,23 @@ NO_DERIVATIVE = ("PyTorch has no derivative for it: the in-place check, which ru
                  "fails in PyTorch (derivative for aten::..._ is not implemented)")
 
 UNARY_OPS = [
-    _unary_entry("abs", "nonzero", dtypes_other=("int64",), aliases=("absolute",), error_inputs=_refused(BOOLS, match="not implemented for 'Bool'")),
+    _unary_entry("abs", "nonzero", dtypes_other=("int64",), aliases=("absolute",),
+                 error_inputs=_refused(BOOLS, match="not implemented for 'Bool'")),
     _unary_entry("acos", "unit", aliases=("arccos",)),
     _unary_entry("acosh", "above_one", aliases=("arccosh",), skips={"inplace": NO_INPLACE_DERIVATIVE}),
     _unary_entry("asin", "unit", aliases=("arcsin",)),
     _unary_entry("asinh", aliases=("arcsinh",), skips={"inplace": NO_INPLACE_DERIVATIVE}),
     _unary_entry("atan", aliases=("arctan",)),
     _unary_entry("atanh", "unit", aliases=("arctanh",), skips={"inplace": NO_INPLACE_DERIVATIVE}),
-    _unary_entry("ceil", dtypes_other=("int64", "bool"), error_inputs=_refused(BOOLS, match="\"ceil_vml_cpu\" not implemented")),
+    _unary_entry("ceil", dtypes_other=("int64", "bool"),
+                 error_inputs=_refused(BOOLS, match="\"ceil_vml_cpu\" not implemented")),
     _unary_entry("cos"),
     _unary_entry("cosh"),
     _unary_entry("exp", **HALF),
     _unary_entry("expm1"),
     _unary_entry("floor", error_inputs=_refused(BOOLS, match="\"floor_vml_cpu\" not implemented for 'Bool'")),
-    _unary_entry("frac", dtypes_other=("int64",), error_inputs=_refused(INTS, match="\"frac_cpu\" not implemented for 'Long'")),
+    _unary_entry("frac", dtypes_other=("int64",),
+                 error_inputs=_refused(INTS, match="\"frac_cpu\" not implemented for 'Long'")),
     _unary_entry("log", "positive", **HALF),
     _unary_entry("log10", "positive"),
     _unary_entry("log1p", "positive"),
@@ -233,7 +236,7 @@ UNARY_OPS = [
     _unary_entry("tanh", **HALF),
     _unary_entry("trunc", aliases=("fix",), error_inputs=_refused(BOOLS, match="\"trunc_vml_cpu\" not implemented")),
     _unary_entry("neg", aliases=("negative",), dtypes_other=("int64", "bool"),
-                 error_inputs=lambda: [_error(np.array([True, False]), match="Negation, the `-` operator, on a bool tensor")]),
+                 error_inputs=_refused(BOOLS, error=RuntimeError, match="Negation, the `-` operator, on a bool tensor")),
     OpInfo("neg", unary(), variant="operator", op=lambda lib, x: -x, method=False),
     _unary_entry("reciprocal", "nonzero"),
     _unary_entry("rad2deg"),
@@ -246,7 +249,8 @@ UNARY_OPS = [
            error_inputs=lambda: [_error(np.ones(2), -1, match="polygamma(n, x) does not support negative n")]),
     OpInfo("polygamma", unary("positive"), variant="order3", op=lambda lib, x: lib.polygamma(3, x), method=False),
     OpInfo("polygamma", unary("positive"), variant="method", op=lambda lib, x: x.polygamma(2), method=False),
-    OpInfo("nan_to_num", special_unary(), **HALF, inplace="nan_to_num_", supports_out=True, other_dtypes=("int64", "bool")),
+    OpInfo("nan_to_num", special_unary(), **HALF, inplace="nan_to_num_", supports_out=True,
+           other_dtypes=("int64", "bool")),
     OpInfo("nan_to_num", special_unary(nan=1.5, posinf=9.0, neginf=-9.0), variant="values", inplace="nan_to_num_"),
     OpInfo("frexp", unary("nonzero"), supports_out=False, other_dtypes=("int64",),
            error_inputs=lambda: [_error(np.array([1, 2]), match="only supports floating-point dtypes")]),
@@ -274,11 +278,13 @@ ARITHMETIC_OPS = [
     *_one_side("add", binary()),
     OpInfo("sub", binary(scalar_other=True), inplace="sub_", supports_out=True, aliases=("subtract",),
            other_dtypes=("int64", "bool"),
-           error_inputs=lambda: _mismatch() + [_error(BOOLS, BOOLS, match="Subtraction, the `-` operator, with two bool tensors")]),
+           error_inputs=lambda: _mismatch() + [
+               _error(BOOLS, BOOLS, match="Subtraction, the `-` operator, with two bool tensors")]),
     OpInfo("sub", binary(alpha=-0.5), variant="alpha", inplace="sub_"),
     OpInfo("sub", reflected(), variant="reflected", op=lambda lib, x: 2.5 - x, method=False),
     OpInfo("rsub", binary(scalar_other=True), method=False, other_dtypes=("int64",),
-           error_inputs=_refused(BOOLS, 1, error=RuntimeError, match="Subtraction, the `-` operator, with a bool tensor")),
+           error_inputs=_refused(BOOLS, 1, error=RuntimeError,
+                                 match="Subtraction, the `-` operator, with a bool tensor")),
     OpInfo("rsub", binary(alpha=2.0), variant="alpha", method=False),
     OpInfo("mul", binary(scalar_other=True), **HALF, inplace="mul_", supports_out=True, aliases=("multiply",),
            other_dtypes=INT_BOOL, error_inputs=lambda: _mismatch()),
@@ -303,7 +309,8 @@ ARITHMETIC_OPS = [
            inplace="pow_"),
     OpInfo("pow", unary("nonzero", exponent=-2), variant="negative", op=lambda lib, x, exponent: lib.pow(x, exponent),
            inplace="pow_",
-           error_inputs=lambda: [_error(np.array([1, 2]), -2, match="Integers to negative integer powers are not allowed")]),
+           error_inputs=_refused(INTS, -2, error=RuntimeError,
+                                 match="Integers to negative integer powers are not allowed")),
     OpInfo("pow", unary(exponent=0), variant="zero", op=lambda lib, x, exponent: lib.pow(x, exponent), inplace="pow_"),
     OpInfo("pow", reflected(), variant="reflected", op=lambda lib, x: 2.0 ** x, method=False),
     *_one_side("pow", binary("positive")),
@@ -314,7 +321,8 @@ ARITHMETIC_OPS = [
                                                       "runs in float32 (float_power-inplace_float32 checks the error)"}),
     OpInfo("float_power", binary("positive"), variant="inplace_float32", op=lambda lib, x, y: x.clone().float_power_(y),
            method=False, supports_grad=False, dtypes=(),
-           error_inputs=lambda: [_error(np.ones(2), np.ones(2), match="the base given to float_power_ has dtype Float")]),
+           error_inputs=_refused(np.ones(2), np.ones(2), error=RuntimeError,
+                                 match="the base given to float_power_ has dtype Float")),
     OpInfo("float_power", reflected(), variant="number_base", op=lambda lib, x: lib.float_power(2.5, x), method=False,
            other_dtypes=("int64",)),
     OpInfo("fmod", _fmod_samples, inplace="fmod_", supports_out=True, other_dtypes=("int64", "bool"),
@@ -337,7 +345,8 @@ ARITHMETIC_OPS = [
 BINARY_OPS = [
     OpInfo("atan2", binary(), inplace="atan2_", supports_out=True, aliases=("arctan2",), other_dtypes=("int64",),
            error_inputs=lambda: _mismatch()),
-    OpInfo("hypot", binary("nonzero", "nonzero"), **HALF, inplace="hypot_", supports_out=True, other_dtypes=("int64", "bool"),
+    OpInfo("hypot", binary("nonzero", "nonzero"), **HALF, inplace="hypot_", supports_out=True,
+           other_dtypes=("int64", "bool"),
            error_inputs=lambda: _mismatch() + _refused(INTS, INTS, match="\"hypot_cpu\" not implemented for 'Long'")()),
     OpInfo("logaddexp", binary(), **HALF, supports_out=True, other_dtypes=("int64",),
            error_inputs=lambda: _mismatch() + _refused(INTS, INTS, match="\"logaddexp_cpu\" not implemented")()),
@@ -345,13 +354,15 @@ BINARY_OPS = [
            error_inputs=_refused(INTS, INTS, match="not implemented for 'Long'")),
     OpInfo("copysign", binary("nonzero", "nonzero", scalar_other=True), inplace="copysign_", supports_out=True,
            other_dtypes=("int64", "bool"), error_inputs=lambda: _mismatch()),
-    OpInfo("maximum", binary("odd", "even"), supports_out=True, other_dtypes=INT_BOOL, error_inputs=lambda: _mismatch()),
+    OpInfo("maximum", binary("odd", "even"), supports_out=True, other_dtypes=INT_BOOL,
+           error_inputs=lambda: _mismatch()),
     OpInfo("minimum", binary("odd", "even"), supports_out=True, other_dtypes=INT_BOOL),
     OpInfo("fmax", binary("odd", "even"), supports_out=True, other_dtypes=("int64",), error_inputs=lambda: _mismatch()),
     OpInfo("fmin", binary("odd", "even"), supports_out=True, other_dtypes=("int64",)),
     OpInfo("fmax", special_binary, variant="nan", supports_grad=False),
     OpInfo("fmin", special_binary, variant="nan", supports_grad=False, other_dtypes=("int64",)),
-    OpInfo("xlogy", binary("any", "positive"), **HALF, inplace="xlogy_", supports_out=True, other_dtypes=("int64", "bool"),
+    OpInfo("xlogy", binary("any", "positive"), **HALF, inplace="xlogy_", supports_out=True,
+           other_dtypes=("int64", "bool"),
            error_inputs=lambda: _mismatch()),
     OpInfo("xlogy", reflected("positive"), variant="number_self", op=lambda lib, x: lib.xlogy(2.5, x), method=False),
     OpInfo("xlogy", unary(other=2.5), variant="number_other", op=lambda lib, x, other: lib.xlogy(x, other),
@@ -366,7 +377,8 @@ BINARY_OPS = [
                _error(INTS, INTS, 0.5, error=NotImplementedError, match="\"lerp_kernel_scalar\" not implemented")]),
     OpInfo("lerp", ternary("any", "any", "unit"), variant="tensor_weight", **HALF, inplace="lerp_", supports_out=True,
            other_dtypes=("int64",)),
-    OpInfo("addcmul", ternary("any", "any", "any"), **HALF, inplace="addcmul_", supports_out=True, other_dtypes=("int64", "bool"),
+    OpInfo("addcmul", ternary("any", "any", "any"), **HALF, inplace="addcmul_", supports_out=True,
+           other_dtypes=("int64", "bool"),
            error_inputs=lambda: _mismatch(np.ones(3))),
     OpInfo("addcmul", ternary("any", "any", "any", value=-0.5), variant="value", inplace="addcmul_"),
     OpInfo("addcdiv", ternary("any", "any", "nonzero"), inplace="addcdiv_", supports_out=True, other_dtypes=("int64",),
@@ -376,7 +388,8 @@ BINARY_OPS = [
     # odd and even values never tie: where self == other PyTorch's gradient is 0 by convention (finite differences: 1)
     OpInfo("nextafter", binary("odd", "even"), inplace="nextafter_", supports_out=True, other_dtypes=("int64",),
            error_inputs=_refused(INTS, INTS, match="\"nextafter_cpu\" not implemented")),
-    OpInfo("heaviside", _no_grad(binary()), inplace="heaviside_", supports_out=True, supports_grad=False, other_dtypes=("int64", "bool"),
+    OpInfo("heaviside", _no_grad(binary()), inplace="heaviside_", supports_out=True, supports_grad=False,
+           other_dtypes=("int64", "bool"),
            skips={"inplace": NO_DERIVATIVE},
            error_inputs=lambda: _mismatch() + [_error(np.array([1.0, 0.0]), np.array([1, 2]),
                                         match="heaviside is not yet implemented for tensors with different dtypes")]),
@@ -401,7 +414,7 @@ INTEGER_OPS = [  # integer-only ops: their samples are int64 constants
            supports_out=True,
            error_inputs=lambda: [_error(np.ones(2), error=NotImplementedError, match="not implemented for 'Float'")]),
     OpInfo("gcd", binary(), variant="float", supports_grad=False, dtypes=(), method=False,
-           error_inputs=lambda: [_error(np.ones(2), np.ones(2), error=NotImplementedError, match="not implemented for 'Float'")]),
+           error_inputs=_refused(np.ones(2), np.ones(2), match="not implemented for 'Float'")),
 ]
 
 # --- comparisons and tests ---------------------------------------------------------------------
@@ -432,7 +445,8 @@ COMPARISON_OPS = [
     OpInfo("logical_not", unary("odd"), supports_grad=False, supports_out=True,
            other_dtypes=INT_BOOL),
 ] + [
-    OpInfo(name, special_unary(), supports_grad=False, other_dtypes=INT_BOOL, supports_out=name in ("isposinf", "isneginf", "signbit"))
+    OpInfo(name, special_unary(), supports_grad=False, other_dtypes=INT_BOOL,
+           supports_out=name in ("isposinf", "isneginf", "signbit"))
     for name in ("isnan", "isfinite", "isinf", "isposinf", "isneginf", "signbit")
 ] + [
     OpInfo("isin", isin_samples, supports_grad=False, method=False, other_dtypes=("int64",), supports_out=True),

@@ -193,7 +193,9 @@ def _rounding_div(input: Any, other: Any, rounding_mode: str) -> Tensor:
     out = _wrap(rounded.astype(target))
     if compute_requires_grad(input, other):  # only floating inputs can require grad
         node = DivBackward2(input, other)
-        node.self_, node.other_, node.rounding_mode = SavedTensor(input), SavedTensor(other), rounding_mode
+        node.other_, node.rounding_mode = SavedTensor(other), rounding_mode
+        if node.needs_input_grad(1):  # self is saved for other's gradient only (as PyTorch)
+            node.self_ = SavedTensor(input)
         set_history(out, node)
     return out
 

@@ -1,4 +1,5 @@
-"""Elementwise functions of one tensor: abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, clamp.
+"""Elementwise functions of one tensor: abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, clamp
+(and clamp_min, clamp_max), the other logs, trigonometry, rounding and signs.
 
 Each backward multiplies the incoming gradient by the function's derivative (the chain rule for
 an elementwise function). Where the derivative is easiest to write with the function's *result*
