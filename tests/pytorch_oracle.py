@@ -132,3 +132,45 @@ def assert_same(got: Any, want: Any, where: str = "result", *, tolerances: dict 
         assert math.isnan(got), where
     else:
         assert type(got) is type(want) and got == want, f"{where}: {got!r} != {want!r}"
+
+
+# --- what a Node saved for backward (grad_fn._saved_<name>; tests/test_saved_names.py) ---------------
+def pytorch_saved_state(grad_fn: Any) -> dict:
+    """``{name: value}`` of every ``_saved_*`` attribute of a PyTorch Node."""
+    return {name: getattr(grad_fn, name) for name in dir(grad_fn) if name.startswith("_saved_")}
+
+
+def signed(value: Any) -> Any:
+    """PyTorch shows a saved int64 as an unsigned 64-bit number: read it back signed."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(signed(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
+        return value - 2**64
+    return value
+
+
+def assert_same_saved(got: Any, want: Any, where: str, ranks: tuple = ()) -> None:
+    """glasstorch's saved value against PyTorch's. ``ranks``: for a saved dim, the ranks it may
+    count in; PyTorch saves a dim as the caller wrote it (-1), glasstorch counts it from the front
+    (the same dim: 1 of a 2-D tensor)."""
+    want = signed(want)
+    if isinstance(want, torch.Tensor) and isinstance(got, (int, float)) and want.dim() == 0:
+        # a Python number saved as a tensor: PyTorch wraps it in a 0-d tensor, glasstorch keeps the
+        # number (autograd/graph.py, SavedTensor)
+        assert got == want.item(), f"{where}: {got!r} != {want.item()!r}"
+    elif isinstance(want, torch.Tensor):
+        assert isinstance(got, glasstorch.Tensor), f"{where}: {type(got).__name__}, not a Tensor"
+        assert str(got.dtype) == torch_name(str(want.dtype)), f"{where}: dtype {got.dtype} != {want.dtype}"
+        assert tuple(got.shape) == tuple(want.shape), f"{where}: shape {tuple(got.shape)} != {tuple(want.shape)}"
+        rtol, atol = TOLERANCES.get(str(want.dtype).replace("torch.", ""), (0, 0))
+        np.testing.assert_allclose(as_numpy(got), as_numpy(want), rtol=rtol, atol=atol, err_msg=where)
+    elif isinstance(want, (tuple, list)):  # sizes (torch.Size is a tuple), or a list of tensors
+        assert isinstance(got, (tuple, list)) and len(got) == len(want), f"{where}: {got!r} != {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same_saved(g, w, f"{where}[{i}]", ranks)
+    elif want is None or isinstance(want, bool):
+        assert got is want, f"{where}: {got!r} != {want!r}"
+    elif isinstance(want, int) and want < 0 and isinstance(got, int) and any(got == want + r for r in ranks):
+        pass  # the same dim, counted from the front
+    else:  # an int, a float or a str, as a Python int/float/str (not a numpy scalar)
+        assert type(got) is type(want) and got == want, f"{where}: {got!r} ({type(got).__name__}) != {want!r}"

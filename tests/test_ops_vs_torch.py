@@ -16,9 +16,11 @@ from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from op_db import EXAMPLES, OP_DB  # noqa: E402
+import glasstorch  # noqa: E402
 from op_db.running import (bind, differentiable_outputs, draw_sample, skip_unless_applies,  # noqa: E402
                            tensors_in, weighted_loss)
-from pytorch_oracle import assert_same, grad_fn_name, graph_names, run_both  # noqa: E402
+from pytorch_oracle import (assert_same, assert_same_saved, grad_fn_name, graph_names, pytorch_saved_state,  # noqa: E402
+                            run_both)
 
 pytestmark = pytest.mark.torch
 
@@ -74,3 +76,29 @@ def test_same_graph_as_pytorch(info, data):
 
     got, want = run_both(program)
     assert got == want
+
+
+@pytest.mark.parametrize("info", [pytest.param(info, id=info.id) for info in OP_DB
+                                  if info.supports_grad and not info.grad_fn_difference])
+@EXAMPLES
+@given(data=st.data())
+def test_saved_state_as_pytorch(info, data):
+    """What each output's Node saved for backward, as PyTorch shows it (``grad_fn._saved_self``,
+    ``_saved_dim`` ...): every name PyTorch's Node has, glasstorch's has too, with the same value.
+    tests/test_saved_names.py says how PyTorch's encodings are read; a dim may be counted from
+    the front (glasstorch) or the back (PyTorch keeps the caller's -1)."""
+    skip_unless_applies(info, "saved", pytest.skip)
+    sample = draw_sample(data, info)
+    nodes, ranks = {}, set()
+    for lib in (torch, glasstorch):
+        bound = bind(lib, info, sample, "float64")
+        outputs = tensors_in(bound.call(), lib)
+        nodes[lib] = [t.grad_fn for t in outputs]
+        ranks |= {t.dim() for t in tensors_in([bound.input, *bound.args], lib) + outputs}
+    ranks |= {r + 1 for r in ranks}
+    for i, (want, got) in enumerate(zip(nodes[torch], nodes[glasstorch])):
+        if want is None or got is None:
+            continue  # (which outputs have a Node: test_same_values_and_gradients_as_pytorch)
+        for name, value in pytorch_saved_state(want).items():
+            assert hasattr(got, name), f"output {i}: {got.name()} has no {name}"
+            assert_same_saved(getattr(got, name), value, f"output {i}: {got.name()}.{name}", tuple(ranks))

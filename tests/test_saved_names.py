@@ -29,8 +29,8 @@ torch = pytest.importorskip("torch", reason="PyTorch is not installed (pip insta
 
 import glasstorch  # noqa: E402
 from test_tensor_api import CASES as TENSOR_API_CASES  # noqa: E402
-from test_vs_torch import (  # noqa: E402
-    DOCUMENTED_GRAD_FN_DIFFERENCES, OP_CASES, TOLERANCES, as_numpy, data, grad_fn_name, positive, torch_name)
+from pytorch_oracle import assert_same_saved, pytorch_saved_state  # noqa: E402
+from test_vs_torch import OP_CASES, data, grad_fn_name, positive, torch_name  # noqa: E402
 
 pytestmark = pytest.mark.torch
 
@@ -140,8 +140,6 @@ NN_CASES = {
 
 # Calls where glasstorch records a different Node than PyTorch, on purpose: {case: reason}
 DIFFERENT_NODES = {
-    **{case: "glasstorch records one MatmulBackward0 where PyTorch reshapes a batched product into bmm/mm "
-             "(ops/linalg.py)" for case in DOCUMENTED_GRAD_FN_DIFFERENCES},
     **{case: "glasstorch records one EinsumBackward0 where PyTorch records permutes, views and bmm (ops/einsum.py)"
        for case in TENSOR_API_CASES if case.startswith("einsum")},
 }
@@ -159,42 +157,6 @@ def _call(table, case, lib):
         out = function(lib, *leaves)
     outputs = out if isinstance(out, (tuple, list)) else (out,)
     return next((o.grad_fn for o in outputs if isinstance(o, lib.Tensor) and o.grad_fn is not None), None)
-
-
-def pytorch_saved_state(grad_fn) -> dict:
-    """``{name: value}`` of every ``_saved_*`` attribute of a PyTorch Node."""
-    return {name: getattr(grad_fn, name) for name in dir(grad_fn) if name.startswith("_saved_")}
-
-
-def signed(value):
-    """PyTorch shows a saved int64 as an unsigned 64-bit number: read it back signed."""
-    if isinstance(value, (tuple, list)):
-        return type(value)(signed(v) for v in value)
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 2**63:
-        return value - 2**64
-    return value
-
-
-def assert_same_saved(got, want, where: str) -> None:
-    want = signed(want)
-    if isinstance(want, torch.Tensor) and isinstance(got, (int, float)) and want.dim() == 0:
-        # a Python number saved as a tensor: PyTorch wraps it in a 0-d tensor, glasstorch keeps the
-        # number (autograd/graph.py, SavedTensor)
-        assert got == want.item(), f"{where}: {got!r} != {want.item()!r}"
-    elif isinstance(want, torch.Tensor):
-        assert isinstance(got, glasstorch.Tensor), f"{where}: {type(got).__name__}, not a Tensor"
-        assert str(got.dtype) == torch_name(str(want.dtype)), f"{where}: dtype {got.dtype} != {want.dtype}"
-        assert tuple(got.shape) == tuple(want.shape), f"{where}: shape {tuple(got.shape)} != {tuple(want.shape)}"
-        rtol, atol = TOLERANCES.get(str(want.dtype).replace("torch.", ""), (0, 0))
-        np.testing.assert_allclose(as_numpy(got), as_numpy(want), rtol=rtol, atol=atol, err_msg=where)
-    elif isinstance(want, (tuple, list)):  # sizes (torch.Size is a tuple), or a list of tensors
-        assert isinstance(got, (tuple, list)) and len(got) == len(want), f"{where}: {got!r} != {want!r}"
-        for i, (g, w) in enumerate(zip(got, want)):
-            assert_same_saved(g, w, f"{where}[{i}]")
-    elif want is None or isinstance(want, bool):
-        assert got is want, f"{where}: {got!r} != {want!r}"
-    else:  # an int, a float or a str, as a Python int/float/str (not a numpy scalar)
-        assert type(got) is type(want) and got == want, f"{where}: {got!r} ({type(got).__name__}) != {want!r}"
 
 
 @pytest.mark.parametrize("table, case", ALL_CASES, ids=[f"{t}:{c}" for t, c in ALL_CASES])

@@ -15,22 +15,24 @@ import dataclasses
 from . import indexing, linalg, linalg_functions, nn_conv_pool, nn_functional, pointwise, reductions, shapes, special
 from .core import EXAMPLES, ErrorInput, NoGrad, OpInfo, SampleInput  # noqa: F401
 from .graph_differences import GRAPH_DIFFERENCES
+from .saved_differences import SAVED_DIFFERENCES
 
 FAMILIES = (pointwise, special, reductions, shapes, indexing, linalg, linalg_functions, nn_functional, nn_conv_pool)
 OP_DB: list[OpInfo] = [dataclasses.replace(info, family=family.__name__.rsplit(".", 1)[-1])
                        for family in FAMILIES for info in family.OPS]
 
 
-def _with_graph_differences(table: list) -> list:
-    """Each documented graph difference as a skip of the whole-graph check, on its entry."""
-    unknown = set(GRAPH_DIFFERENCES) - {info.id for info in table}
+def _with_differences(table: list, check: str, differences: dict, source: str) -> list:
+    """Each documented difference as a skip of ``check`` (with its reason) on its entry."""
+    unknown = set(differences) - {info.id for info in table}
     if unknown:
-        raise ValueError(f"graph_differences.py names entries the op table does not have: {sorted(unknown)}")
-    return [dataclasses.replace(info, skips={**info.skips, "graph": GRAPH_DIFFERENCES[info.id]})
-            if info.id in GRAPH_DIFFERENCES else info for info in table]
+        raise ValueError(f"{source} names entries the op table does not have: {sorted(unknown)}")
+    return [dataclasses.replace(info, skips={**info.skips, check: differences[info.id]})
+            if info.id in differences else info for info in table]
 
 
-OP_DB = _with_graph_differences(OP_DB)
+OP_DB = _with_differences(OP_DB, "graph", GRAPH_DIFFERENCES, "graph_differences.py")
+OP_DB = _with_differences(OP_DB, "saved", SAVED_DIFFERENCES, "saved_differences.py")
 
 
 def _check_unique_ids() -> None:
