@@ -29,7 +29,7 @@ from ..autograd.graph import Node, SavedTensor
 from . import arithmetic
 from ._elementwise import broadcast_error
 from .comparison import apply_logical
-from ._util import compute_requires_grad, set_history
+from ._util import compute_requires_grad, record, set_history
 
 
 def _is_floating(*operands: Any) -> bool:
@@ -50,20 +50,6 @@ def _check_not_bool(kernel: str, *operands: Any) -> None:
 
 
 # --- how the ops of this file join the graph ----------------------------------------------------
-def _record(out: Tensor, node_class: type, inputs: tuple, **saved: Any) -> Tensor:
-    """Record ``node_class`` for ``out`` when an input requires grad. ``inputs`` are the Node's edges
-    (the tensor operands, in PyTorch's order); ``saved`` its state under PyTorch's names: a tensor
-    (``self_``, ``result_``) is saved as a SavedTensor, anything else (``value``, ``weight``) as is."""
-    if not compute_requires_grad(*inputs):
-        return out
-    node = node_class(*inputs)
-    for name, value in saved.items():
-        if isinstance(value, Tensor):
-            value = SavedTensor(value, is_output=value is out)
-        setattr(node, name, value)
-    return set_history(out, node)
-
-
 def _values(function: Any, *operands: Any, floating: bool = True) -> np.ndarray:
     """``function`` of the operands' values in PyTorch's result dtype (floating point unless told),
     broadcast, with PyTorch's message where the shapes do not broadcast; inf and nan are ordinary
@@ -112,7 +98,7 @@ class NotImplementedBackward(Node):
 
 
 def _not_differentiable(out: Tensor, op: str, *operands: Any) -> Tensor:
-    return _record(out, NotImplementedBackward, tuple(v for v in operands if isinstance(v, Tensor)), _op=op)
+    return record(out, NotImplementedBackward, tuple(v for v in operands if isinstance(v, Tensor)), _op=op)
 
 
 def _detached(value: Any) -> Any:
@@ -139,7 +125,7 @@ def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
     """input + value * tensor1 * tensor2, in one step (one rounding per product, as PyTorch)."""
     _check_not_bool("addcmul_cpu_out", input, tensor1, tensor2)
     out = _wrap(_values(lambda x, a, b: x + value * a * b, input, tensor1, tensor2, floating=False))
-    return _record(out, AddcmulBackward0, (input, tensor1, tensor2), tensor1_=tensor1, tensor2_=tensor2, value=value)
+    return record(out, AddcmulBackward0, (input, tensor1, tensor2), tensor1_=tensor1, tensor2_=tensor2, value=value)
 
 
 class AddcdivBackward0(Node):
@@ -168,7 +154,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
                            "behavior is just the latter implementation: (input + value * tensor1 / tensor2), for all "
                            "dtypes.")
     out = _wrap(_values(lambda x, a, b: x + value * (a / b), input, tensor1, tensor2, floating=False))
-    return _record(out, AddcdivBackward0, (input, tensor1, tensor2), tensor1_=tensor1, tensor2_=tensor2, value=value)
+    return record(out, AddcdivBackward0, (input, tensor1, tensor2), tensor1_=tensor1, tensor2_=tensor2, value=value)
 
 
 class LerpBackward0(Node):
@@ -218,8 +204,8 @@ def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
         raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for '{scalar_type(input.dtype)}'")
     out = _wrap(np.asarray(_values(_lerp_values, input, end, weight, floating=False), dtype=input._data.dtype))
     if isinstance(weight, Tensor):
-        return _record(out, LerpBackward1, (input, end, weight), self_=input, end_=end, weight_=weight)
-    return _record(out, LerpBackward0, (input, end), weight=weight)
+        return record(out, LerpBackward1, (input, end, weight), self_=input, end_=end, weight_=weight)
+    return record(out, LerpBackward0, (input, end), weight=weight)
 
 
 # --- binary functions of floats (BinaryOps.cpp) ------------------------------------------------
@@ -240,7 +226,7 @@ def hypot(input: Tensor, other: Tensor) -> Tensor:
     """sqrt(input² + other²), the length of the hypotenuse (without overflow for large inputs)."""
     _check_floating("hypot_cpu", input, other)
     out = _wrap(_values(np.hypot, input, other))
-    return _record(out, HypotBackward0, (input, other), self_=input, other_=other, result_=out)
+    return record(out, HypotBackward0, (input, other), self_=input, other_=other, result_=out)
 
 
 class LogaddexpBackward0(Node):
@@ -269,14 +255,14 @@ def logaddexp(input: Tensor, other: Tensor) -> Tensor:
     """log(exp(a) + exp(b)), computed without overflow (numpy's logaddexp)."""
     _check_floating("logaddexp_cpu", input, other)
     out = _wrap(_values(np.logaddexp, input, other))
-    return _record(out, LogaddexpBackward0, (input, other), self_=input, other_=other)
+    return record(out, LogaddexpBackward0, (input, other), self_=input, other_=other)
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """log2(2^a + 2^b), as logaddexp in base 2."""
     _check_floating("logaddexp2_cpu", input, other)
     out = _wrap(_values(np.logaddexp2, input, other))
-    return _record(out, Logaddexp2Backward0, (input, other), self_=input, other_=other)
+    return record(out, Logaddexp2Backward0, (input, other), self_=input, other_=other)
 
 
 class CopysignBackward0(Node):
@@ -306,8 +292,8 @@ def copysign(input: Tensor, other: Any) -> Tensor:
     """|input| with the sign of ``other`` (a -0.0 counts as negative). Always floating point."""
     out = _wrap(_values(np.copysign, input, other))
     if isinstance(other, Tensor):
-        return _record(out, CopysignBackward0, (input, other), self_=input, result_=out)
-    return _record(out, CopysignBackward1, (input,), self_=input, result_=out)
+        return record(out, CopysignBackward0, (input, other), self_=input, result_=out)
+    return record(out, CopysignBackward1, (input,), self_=input, result_=out)
 
 
 class FmodBackward0(Node):
@@ -420,13 +406,13 @@ class FminBackward0(FmaxBackward0):
 def fmax(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise maximum that ignores a NaN (numpy's fmax); maximum propagates it."""
     out = _wrap(_values(np.fmax, input, other, floating=False))
-    return _record(out, FmaxBackward0, (input, other), self_=input, other_=other)
+    return record(out, FmaxBackward0, (input, other), self_=input, other_=other)
 
 
 def fmin(input: Tensor, other: Tensor) -> Tensor:
     """Elementwise minimum that ignores a NaN (numpy's fmin)."""
     out = _wrap(_values(np.fmin, input, other, floating=False))
-    return _record(out, FminBackward0, (input, other), self_=input, other_=other)
+    return record(out, FminBackward0, (input, other), self_=input, other_=other)
 
 
 def _xlogy_values(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -476,10 +462,10 @@ def xlogy(input: Any, other: Any) -> Tensor:
     """input * log(other), and 0 where input is 0 (even where other is 0)."""
     out = _wrap(_values(_xlogy_values, input, other))
     if not isinstance(input, Tensor):
-        return _record(out, XlogyBackward1, (other,), self=input, other_=other)
+        return record(out, XlogyBackward1, (other,), self=input, other_=other)
     if not isinstance(other, Tensor):
-        return _record(out, XlogyBackward2, (input,), self_=input, other=other)
-    return _record(out, XlogyBackward0, (input, other), self_=input, other_=other)
+        return record(out, XlogyBackward2, (input,), self_=input, other=other)
+    return record(out, XlogyBackward0, (input, other), self_=input, other_=other)
 
 
 class LdexpBackward0(Node):
@@ -498,14 +484,14 @@ class LdexpBackward0(Node):
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """input * 2 ** other (in floating point, whatever the inputs' dtypes)."""
     out = _wrap(_values(lambda x, e: x * np.exp2(e), input, other))
-    return _record(out, LdexpBackward0, (input, other), other_=other, result_=out)
+    return record(out, LdexpBackward0, (input, other), other_=other, result_=out)
 
 
 def nextafter(input: Tensor, other: Any) -> Tensor:
     """The next floating point number after ``input`` in the direction of ``other``."""
     _check_floating("nextafter_cpu", input, other)
     out = _wrap(_values(np.nextafter, input, other))
-    return _record(out, NextafterBackward0, (input, other), self_=input, other_=other)
+    return record(out, NextafterBackward0, (input, other), self_=input, other_=other)
 
 
 class NextafterBackward0(Node):
@@ -595,7 +581,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     replaced = np.where(np.isnan(data), nan, data)
     replaced = np.where(data == np.inf, finfo.max if posinf is None else posinf, replaced)
     values = np.where(data == -np.inf, finfo.min if neginf is None else neginf, replaced).astype(data.dtype)
-    return _record(_wrap(values), NanToNumBackward0, (input,), self_=input)
+    return record(_wrap(values), NanToNumBackward0, (input,), self_=input)
 
 
 class Rad2DegBackward0(Node):
@@ -616,7 +602,7 @@ class Deg2RadBackward0(Rad2DegBackward0):
 def _scaled(input: Tensor, node_class: type) -> Tensor:
     """input * the node's factor, in floating point (integers become the default dtype)."""
     out = _wrap(_values(lambda x: x * np.asarray(node_class._factor, x.dtype), input))
-    return _record(out, node_class, (input,))
+    return record(out, node_class, (input,))
 
 
 def rad2deg(input: Tensor) -> Tensor:
@@ -663,7 +649,7 @@ def frexp(input: Tensor) -> return_types_frexp:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     mantissa, exponent = np.frexp(input._data)
     exponent = _wrap(exponent.astype(np.int32))
-    return return_types_frexp(_record(_wrap(mantissa), FrexpBackward0, (input,), exponent_=exponent), exponent)
+    return return_types_frexp(record(_wrap(mantissa), FrexpBackward0, (input,), exponent_=exponent), exponent)
 
 
 def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:

@@ -25,24 +25,14 @@ from .._typename import scalar_type_name
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node
 from ._arguments import write_out
-from ._util import SavedTensor, compute_requires_grad, set_history
+from ._util import SavedTensor, compute_requires_grad, record, set_history
 from .shape import DiagonalBackward0, UnsafeViewBackward0, cat, stack
-
-
-def _record(out: Tensor, node_class: type, inputs: tuple, **saved: Any) -> Tensor:
-    """Give ``out`` a ``node_class`` grad_fn holding ``saved`` if any of ``inputs`` requires grad."""
-    if compute_requires_grad(*inputs):
-        node = node_class(*inputs)
-        for name, value in saved.items():
-            setattr(node, name, value)
-        set_history(out, node)
-    return out
 
 
 def _unsafe_view(input: Tensor, shape: tuple) -> Tensor:
     """``at::_unsafe_view``: the result of a composite op reshaped without being tracked as a view
     (its memory is the op's own intermediate), recorded as ``UnsafeViewBackward0``."""
-    return _record(_wrap(input._data.reshape(shape)), UnsafeViewBackward0, (input,), self_sym_sizes=input._data.shape)
+    return record(_wrap(input._data.reshape(shape)), UnsafeViewBackward0, (input,), self_sym_sizes=input._data.shape)
 
 
 def _axis(input: Tensor, dim: int) -> int:
@@ -141,7 +131,7 @@ def rot90(input: Tensor, k: int = 1, dims: Sequence[int] = (0, 1)) -> Tensor:
     if a == b:
         raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {a} and dim1 = {b}")
     out = _wrap(np.rot90(input._data, k, (a, b)).copy())  # numpy turns the same way: from a toward b
-    return _record(out, Rot90Backward0, (input,), k=k, dims=tuple(dims))
+    return record(out, Rot90Backward0, (input,), k=k, dims=tuple(dims))
 
 
 class Rot90Backward0(Node):
@@ -178,7 +168,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     k = np.arange(n)
     values[..., k + max(-offset, 0), k + max(offset, 0)] = data  # out[..., i, i + offset] = input[..., i]
     out = _wrap(np.ascontiguousarray(np.moveaxis(values, (-2, -1), (d1, d2))))
-    return _record(out, DiagEmbedBackward0, (input,), dim1=dim1, dim2=dim2, offset=offset)
+    return record(out, DiagEmbedBackward0, (input,), dim1=dim1, dim2=dim2, offset=offset)
 
 
 class DiagonalBackward0_copy(DiagonalBackward0):  # noqa: N801 - PyTorch's name
@@ -191,7 +181,7 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
         return diag_embed(input, diagonal)
     if input.dim() == 2:
         out = _wrap(np.diagonal(input._data, diagonal).copy())
-        return _record(out, DiagonalBackward0_copy, (input,), dim1=0, dim2=1, offset=diagonal,
+        return record(out, DiagonalBackward0_copy, (input,), dim1=0, dim2=1, offset=diagonal,
                        self_sym_sizes=input._data.shape)
     raise RuntimeError("diag(): Supports 1D or 2D tensors. Got " + f"{input.dim()}D")
 
@@ -220,7 +210,7 @@ def trace(input: Tensor) -> Tensor:
         raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     if data.dtype.kind in "iu":  # as sum: integers add up as int64
         data = data.astype(np.int64)
-    return _record(_wrap(np.asarray(np.trace(data), dtype=data.dtype)), TraceBackward0, (input,),
+    return record(_wrap(np.asarray(np.trace(data), dtype=data.dtype)), TraceBackward0, (input,),
                    self_sym_sizes=input._data.shape)
 
 
@@ -360,7 +350,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     if bad.any():
         raise IndexError(f"out of range: tried to access index {int(index._data[bad][0])} on a tensor of {size} elements.")
     out = _wrap(input._data.reshape(-1)[_wrapped(index._data, size)])
-    return _record(out, TakeBackward0, (input,), index_=SavedTensor(index), self_=SavedTensor(input))
+    return record(out, TakeBackward0, (input,), index_=SavedTensor(index), self_=SavedTensor(input))
 
 
 def _wrapped(index: np.ndarray, size: int) -> np.ndarray:
@@ -503,7 +493,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     norms = (np.abs(data) ** p).sum(others, keepdims=True) ** (1.0 / p)
     factor = np.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
     out = _wrap((data * factor).astype(data.dtype))
-    return _record(out, RenormBackward0, (input,), dim=dim, maxnorm=maxnorm, p=p, self_=SavedTensor(input))
+    return record(out, RenormBackward0, (input,), dim=dim, maxnorm=maxnorm, p=p, self_=SavedTensor(input))
 
 
 def unravel_index(indices: Any, shape: Any) -> tuple:

@@ -15,28 +15,11 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.graph import Node, SavedTensor
 from ._elementwise import floating_data
-from ._util import compute_requires_grad, set_history
+from ._util import record
 from .activation import _erf_values, erf
 from .indexing import where
 
 _TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
-
-
-def _record(input: Tensor, values: np.ndarray, node_class: type, **saved: object) -> Tensor:
-    """Wrap ``values`` as the op's output and, if the input needs a gradient, record ``node_class``
-    with the named things its backward needs (``result`` means the output itself)."""
-    out = _wrap(values)
-    if compute_requires_grad(input):
-        node = node_class(input)
-        for name, value in saved.items():
-            if value is None or not isinstance(value, Tensor):
-                setattr(node, name, value)
-            else:
-                setattr(node, name + "_", SavedTensor(value, is_output=value is out))
-        if "result_" in node_class.__annotations__:
-            node.result_ = SavedTensor(out, is_output=True)
-        set_history(out, node)
-    return out
 
 
 # --- erfc ---------------------------------------------------------------------------------------
@@ -55,7 +38,7 @@ def erfc(input: Tensor) -> Tensor:
     1.5e-12). numpy has no erfc; Python's ``math.erfc`` computes one element at a time."""
     data = floating_data(input)
     values = _erfc_values(data).astype(data.dtype)
-    return _record(input, values, ErfcBackward0, self=input)
+    return record(_wrap(values), ErfcBackward0, (input,), self_=input)
 
 
 # --- erfinv -------------------------------------------------------------------------------------
@@ -107,7 +90,7 @@ class ErfinvBackward0(Node):
 
 def erfinv(input: Tensor) -> Tensor:
     data = floating_data(input)
-    return _record(input, _erfinv_values(data).astype(data.dtype), ErfinvBackward0, self=input)
+    return record(_wrap(_erfinv_values(data).astype(data.dtype)), ErfinvBackward0, (input,), self_=input)
 
 
 # --- logit ----------------------------------------------------------------------------------------
@@ -132,7 +115,7 @@ def logit(input: Tensor, eps: float | None = None) -> Tensor:
     x = data if eps is None else np.clip(data, eps, 1 - eps)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.log(x / (1 - x)).astype(data.dtype)
-    return _record(input, values, LogitBackward0, self=input, eps=eps)
+    return record(_wrap(values), LogitBackward0, (input,), self_=input, eps=eps)
 
 
 # --- exp2 and sinc --------------------------------------------------------------------------------
@@ -148,8 +131,8 @@ class Exp2Backward0(Node):
 def exp2(input: Tensor) -> Tensor:
     data = floating_data(input)
     with np.errstate(over="ignore"):
-        values = np.exp2(data)
-    return _record(input, values, Exp2Backward0)
+        out = _wrap(np.exp2(data))
+    return record(out, Exp2Backward0, (input,), result_=out)
 
 
 class SincBackward0(Node):
@@ -169,7 +152,7 @@ class SincBackward0(Node):
 def sinc(input: Tensor) -> Tensor:
     """The normalised sinc, numpy's ``np.sinc``: 1 at x = 0."""
     data = floating_data(input)
-    return _record(input, np.sinc(data).astype(data.dtype), SincBackward0, self=input)
+    return record(_wrap(np.sinc(data).astype(data.dtype)), SincBackward0, (input,), self_=input)
 
 
 # --- entr -----------------------------------------------------------------------------------------
@@ -187,7 +170,7 @@ def entr(input: Tensor) -> Tensor:
     data = floating_data(input)
     with np.errstate(divide="ignore", invalid="ignore"):
         values = np.where(data > 0, -data * np.log(data), np.where(data == 0, 0.0, -np.inf)).astype(data.dtype)
-    return _record(input, values, SpecialEntrBackward0, self=input)
+    return record(_wrap(values), SpecialEntrBackward0, (input,), self_=input)
 
 
 __all__ = ["entr", "erf", "erfc", "erfinv", "exp2", "logit", "sinc"]
