@@ -1099,7 +1099,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if input1.dim() != input2.dim() or input1.dim() != target.dim():
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
-    return _apply_loss_reduction(_robust.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
+    return _apply_loss_reduction(ops.clamp_min(-target * (input1 - input2) + margin, 0), reduction)
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0,
@@ -1123,7 +1123,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     cos = prod_sum / (mag_square1 * mag_square2).sqrt()
     zeros = cos.detach() * 0
     output_pos = ops.where(target == 1, 1 - cos, zeros)
-    output_neg = ops.where(target == -1, _robust.clamp_min(cos - margin, 0), zeros)
+    output_neg = ops.where(target == -1, ops.clamp_min(cos - margin, 0), zeros)
     return _apply_loss_reduction(output_pos + output_neg, reduction)
 
 
@@ -1223,7 +1223,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     """input where target is 1, max(0, margin - input) where it is -1 (input: a distance)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     zeros = input.detach() * 0
-    output_margin = ops.where(target != 1, _robust.clamp_min(margin - input, 0), zeros)
+    output_margin = ops.where(target != 1, ops.clamp_min(margin - input, 0), zeros)
     output_self = ops.where(target != -1, input, zeros)
     return _apply_loss_reduction(output_margin + output_self, reduction)
 
@@ -1305,7 +1305,7 @@ def _triplet_loss(anchor: Tensor, positive: Tensor, negative: Tensor, distance: 
     dist_neg = distance(anchor, negative)
     if swap:
         dist_neg = ops.minimum(dist_neg, distance(positive, negative))
-    return _apply_loss_reduction(_robust.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
+    return _apply_loss_reduction(ops.clamp_min(margin + dist_pos - dist_neg, 0), reduction)
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,

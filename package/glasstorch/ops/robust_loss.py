@@ -1,5 +1,5 @@
-"""The robust regression losses, ``huber_loss`` and ``smooth_l1_loss``, the logistic
-``soft_margin_loss``, and the ``clamp_min`` the margin losses end with. Mirrors aten/src/ATen/native/Loss.cpp and the formulas of
+"""The robust regression losses, ``huber_loss`` and ``smooth_l1_loss``, and the logistic
+``soft_margin_loss``. Mirrors aten/src/ATen/native/Loss.cpp and the formulas of
 tools/autograd/derivatives.yaml.
 
 Both losses are quadratic near zero and linear beyond a threshold, so one outlier cannot
@@ -81,27 +81,6 @@ def smooth_l1_loss(input: Tensor, target: Tensor, reduction: str = "mean", beta:
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     return _robust_loss(input, target, reduction, SmoothL1LossBackward0, beta)
-
-
-class ClampMinBackward0(Node):
-    """out = max(self, min): grad_self = grad where self >= min, else 0."""
-
-    self_: SavedTensor
-    min: float
-
-    def backward(self, grad: Tensor) -> tuple:
-        x = self._saved_self
-        return (grad * _wrap((x._data >= self.min).astype(x._data.dtype)),)
-
-
-def clamp_min(input: Tensor, min: float) -> Tensor:
-    """max(input, min) elementwise, recorded as PyTorch records ``clamp_min`` (the margin losses)."""
-    out = _wrap(np.maximum(input._data, np.asarray(min, input._data.dtype)))
-    if compute_requires_grad(input):
-        node = ClampMinBackward0(input)
-        node.self_, node.min = SavedTensor(input), min
-        set_history(out, node)
-    return out
 
 
 class SoftMarginLossBackward0(Node):
