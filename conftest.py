@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 try:
     import nbval.kernel
 except ImportError:  # nbval comes with the test extra; without it there are no notebook tests
@@ -31,3 +33,16 @@ def _start_new_kernel(*args: Any, **kwargs: Any) -> Any:
 if nbval is not None:
     _nbval_start_new_kernel = nbval.kernel.start_new_kernel
     nbval.kernel.start_new_kernel = _start_new_kernel
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: Any) -> Any:
+    """Hypothesis 6.170's pytest plugin wraps a parametrized test's settings in new settings at each
+    call, each the parent of the next. The op table has over a thousand calls of one test
+    function: with CI=true (no example database, so nothing is cached along the chain) reading the
+    settings then recursed past Python's limit. Each call gets back the settings it started with."""
+    function = getattr(getattr(item, "obj", None), "__func__", getattr(item, "obj", None))
+    settings = getattr(function, "_hypothesis_internal_use_settings", None)
+    yield
+    if settings is not None:
+        function._hypothesis_internal_use_settings = settings
