@@ -188,8 +188,8 @@ def _unary_entry(name: str, kind: str = "any", *, out: bool = True, dtypes_other
 
 ZERO_TENSOR = ("PyTorch's gradient of sgn for a real input is an efficient ZeroTensor, which the comparison "
                "cannot read (as_numpy refuses it); sgn-values compares the values")
-NO_INPLACE_DERIVATIVE = ("PyTorch records it in place (AcoshBackward1) but a backward through it is an error "
-                         "(NotImplementedError: the derivative for 'inplace version of ...'), in glasstorch too: "
+NO_INPLACE_DERIVATIVE = ("PyTorch records it in place (AcoshBackward1, AsinhBackward1, AtanhBackward1) but a "
+                         "backward through it is an error (NotImplementedError: the derivative for 'inplace version of ...'), in glasstorch too: "
                          "the in-place check ends with a backward")
 
 NO_DERIVATIVE = ("PyTorch has no derivative for it: the in-place check, which runs on a tensor that requires grad, "
